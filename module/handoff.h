@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef IOUH_HANDOFF_H
+#define IOUH_HANDOFF_H
+
+#include <linux/atomic.h>
+
+#ifndef IO_URING_HANDOFF_ABI
+#error "this kernel lacks the io_uring handoff hooks: apply core-hooks.patch"
+#endif
+
+enum iouh_counter {
+	IOUH_HANDOFFS,
+	IOUH_INLINE_DONE,
+	IOUH_FB_RING,
+	IOUH_FB_POLL,
+	IOUH_FB_NOWAIT_FILE,
+	IOUH_FB_TASK,
+	IOUH_FB_SQE,
+	IOUH_FB_SPARE,
+	IOUH_FB_SIGNAL,
+	IOUH_FB_LOCK,
+	IOUH_FB_PREPARE,
+	IOUH_FB_WORKER,
+	IOUH_NR_COUNTERS,
+};
+
+extern atomic64_t iouh_counters[IOUH_NR_COUNTERS];
+bool iouh_enabled(void);
+
+#endif

@@ -1,0 +1,69 @@
+#!/bin/bash
+# Build the test kernel: Debian's linux-source 7.2.13 + core-hooks.patch +
+# kernel/test.config on tinyconfig. Cached outside the repo, keyed by a hash
+# of the source version, the patch, the config and this script. Prints the
+# build directory (usable as KDIR for out-of-tree modules) on stdout.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${CACHE_DIR:-/var/cache/iouh}
+SRCVER=7.2.13-1
+DEB=$CACHE/src/linux-source-7.2_${SRCVER}_all.deb
+PATCH=${CORE_PATCH:-$REPO/core-hooks.patch}
+CONFIG=$REPO/kernel/test.config
+
+key=$( { echo "$SRCVER"; cat "$PATCH" "$CONFIG" "$0"; } | sha256sum | cut -c1-16)
+dir=$CACHE/kernel/$key
+log() { echo "kernel: $*" >&2; }
+
+if [ -f "$dir/obj/.done" ]; then
+	log "cached build $key"
+	echo "$dir/obj"
+	exit 0
+fi
+
+mkdir -p "$CACHE/src"
+if [ ! -f "$DEB" ]; then
+	log "downloading linux-source-7.2=$SRCVER"
+	(cd "$CACHE/src" && apt-get download -q "linux-source-7.2=$SRCVER" >&2)
+fi
+
+rm -rf "$dir"
+mkdir -p "$dir/obj"
+log "unpacking source"
+dpkg-deb --fsys-tarfile "$DEB" |
+	tar -xO ./usr/src/linux-source-7.2.tar.xz | tar -xJ -C "$dir"
+mv "$dir/linux-source-7.2" "$dir/src"
+
+log "applying $(basename "$PATCH")"
+if ! out=$(cd "$dir/src" && patch -p1 --fuzz=0 --dry-run -s < "$PATCH" 2>&1); then
+	echo "$out" >&2
+	log "core-hooks.patch does not apply to linux-source $SRCVER, see above"
+	exit 1
+fi
+(cd "$dir/src" && patch -p1 --fuzz=0 -s < "$PATCH")
+
+log "configuring (tinyconfig + $(basename "$CONFIG"))"
+make -s -C "$dir/src" O="$dir/obj" tinyconfig >/dev/null
+"$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/obj" \
+	"$dir/obj/.config" "$CONFIG" >/dev/null
+make -s -C "$dir/src" O="$dir/obj" olddefconfig >/dev/null
+# every option the fragment asks for must have survived olddefconfig
+missing=0
+while IFS== read -r opt val; do
+	case "$opt" in CONFIG_*) ;; *) continue ;; esac
+	[ "$val" = n ] && continue
+	grep -qx "$opt=$val" "$dir/obj/.config" || { log "config lost $opt=$val"; missing=1; }
+done < "$CONFIG"
+[ $missing = 0 ] || exit 1
+
+log "building bzImage ($key), this takes several minutes"
+start=$(date +%s)
+make -s -C "$dir/src" O="$dir/obj" -j"$(nproc)" bzImage modules_prepare >&2
+# uapi headers for the test programs: liburing 2.15 wants newer than bookworm's
+make -s -C "$dir/src" O="$dir/obj" headers_install INSTALL_HDR_PATH="$dir/obj/uapi" >&2
+touch "$dir/obj/.done"
+log "built in $(( $(date +%s) - start ))s"
+# keep the two newest builds
+ls -1dt "$CACHE"/kernel/*/ | tail -n +3 | xargs -r rm -rf
+echo "$dir/obj"

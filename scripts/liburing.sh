@@ -1,0 +1,19 @@
+#!/bin/bash
+# Build liburing 2.15's test suite from Debian's source package into
+# build/liburing (cached under CACHE_DIR by version).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${CACHE_DIR:-/var/cache/iouh}
+VER=2.15-1
+dst=$CACHE/liburing-$VER
+if [ ! -f "$dst/.done" ]; then
+	rm -rf "$dst" && mkdir -p "$CACHE/src"
+	(cd "$CACHE/src" && [ -f "liburing_$VER.dsc" ] ||
+		apt-get source -q --download-only "liburing=$VER" >&2)
+	dpkg-source -q -x "$CACHE/src/liburing_$VER.dsc" "$dst" >&2
+	(cd "$dst" && ./configure >/dev/null && make -s -j"$(nproc)" -C src >/dev/null &&
+		make -s -j"$(nproc)" -C test >/dev/null 2>&1)
+	touch "$dst/.done"
+fi
+mkdir -p "$REPO/build"
+ln -sfn "$dst" "$REPO/build/liburing"

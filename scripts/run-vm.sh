@@ -1,0 +1,59 @@
+#!/bin/bash
+# Boot the test kernel with the host root shared read-only over 9p and run
+# scripts/guest-run.sh in it. KVM if a bounded probe boot works, else TCG.
+# usage: run-vm.sh BZIMAGE RESULTS_DIR TIMEOUT_SECONDS
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+KIMG=$1 RES=$2 TMO=${3:-2400}
+CACHE=${CACHE_DIR:-/var/cache/iouh}
+mkdir -p "$RES" "$CACHE"
+rm -f "$RES"/*
+initrd=$RES/../initramfs.gz
+"$REPO/scripts/initramfs.sh" "$initrd"
+
+# a fresh ext4 image on virtio-blk; cache=none so fsync reaches the host disk
+disk=$CACHE/ext4.img
+rm -f "$disk"
+truncate -s 1G "$disk"
+mkfs.ext4 -q -F "$disk"
+
+SMP=${VCPUS:-2}
+MEM=${GUEST_MEM:-2G}
+qemu_base() {
+	echo qemu-system-x86_64 -nographic -no-reboot -smp "$SMP" -m "$MEM" \
+		-kernel "$KIMG" -initrd "$initrd"
+}
+SUITES=${IOUH_SUITES:-project liburing}
+CMDLINE="console=ttyS0 panic=-1 oops=panic iouh.repo=$REPO iouh.suites=${SUITES// /,}"
+
+accel=tcg
+cpu=max
+if [ -w /dev/kvm ] && [ "${IOUH_ACCEL:-}" != tcg ]; then
+	for c in host,-arch-capabilities; do
+		if timeout 25 $(qemu_base) -accel kvm -cpu "$c" \
+			-append "$CMDLINE iouh.probe=1" 2>&1 </dev/null |
+			grep -q IOUH-BOOT-OK; then
+			accel=kvm cpu=$c
+			break
+		fi
+	done
+fi
+echo "vm: accel=$accel cpu=$cpu vcpus=$SMP mem=$MEM" | tee "$RES/accel"
+
+timeout "$TMO" $(qemu_base) -accel "$accel" -cpu "$cpu" \
+	-append "$CMDLINE" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$RES",mount_tag=results,security_model=none \
+	-drive file="$disk",if=virtio,format=raw,cache=none \
+	</dev/null > "$RES/console.log" 2>&1
+rc=$?
+if [ $rc = 124 ]; then
+	echo "vm: timed out after ${TMO}s, console tail:"
+	tail -n 40 "$RES/console.log"
+fi
+if ! grep -q IOUH-GUEST-DONE "$RES/console.log"; then
+	echo "vm: the guest did not finish, console tail:"
+	tail -n 60 "$RES/console.log"
+	exit 1
+fi
+exit 0
