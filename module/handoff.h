@@ -3,10 +3,7 @@
 #define IOUH_HANDOFF_H
 
 #include <linux/atomic.h>
-
-#ifndef IO_URING_HANDOFF_ABI
-#error "this kernel lacks the io_uring handoff hooks: apply core-hooks.patch"
-#endif
+#include <linux/io_uring_handoff.h>
 
 enum iouh_counter {
 	IOUH_HANDOFFS,

@@ -3,12 +3,11 @@
  * io_uring thread identity handoff: module init/exit, hook registration,
  * the sysfs toggle and counters under /sys/kernel/io_uring_handoff/.
  */
+#include "handoff.h"
+
 #include <linux/module.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
-#include <linux/io_uring_handoff.h>
-
-#include "handoff.h"
 
 static bool enabled = true;
 module_param(enabled, bool, 0644);
