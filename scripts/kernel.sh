@@ -67,5 +67,6 @@ make -s -C "$dir/src" O="$dir/obj" headers_install INSTALL_HDR_PATH="$dir/obj/ua
 touch "$dir/obj/.done"
 log "built in $(( $(date +%s) - start ))s"
 # keep the two newest builds
-ls -1dt "$CACHE"/kernel/*/ | tail -n +3 | xargs -r rm -rf
+find "$CACHE/kernel" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
+	sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r rm -rf
 echo "$dir/obj"
