@@ -5,6 +5,9 @@
  */
 #include "handoff.h"
 
+#define CREATE_TRACE_POINTS
+#include "handoff_trace.h"
+
 #include <linux/module.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
@@ -16,7 +19,7 @@ MODULE_PARM_DESC(enabled, "Issue blockable requests inline with a handoff (defau
 static struct kobject *handoff_kobj;
 atomic64_t iouh_counters[IOUH_NR_COUNTERS];
 
-static const char * const counter_names[IOUH_NR_COUNTERS] = {
+const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_HANDOFFS]		= "handoffs",
 	[IOUH_INLINE_DONE]	= "inline_done",
 	[IOUH_FB_RING]		= "fallback_ring",
@@ -86,7 +89,7 @@ static void handoff_init_attrs(void)
 		struct counter_attr *ca = &counter_attrs[i];
 
 		sysfs_attr_init(&ca->attr.attr);
-		ca->attr.attr.name = counter_names[i];
+		ca->attr.attr.name = iouh_counter_names[i];
 		ca->attr.attr.mode = 0444;
 		ca->attr.show = counter_show;
 		ca->idx = i;
@@ -94,16 +97,13 @@ static void handoff_init_attrs(void)
 	}
 }
 
-/* no task is marked PF_IO_HANDOFF yet, the issue path hooks come next */
-static void handoff_sleeping(struct task_struct *tsk)
-{
-	atomic64_inc(&iouh_counters[IOUH_FB_WORKER]);
-}
-
 static const struct io_uring_handoff_ops handoff_ops = {
 	.abi		= IO_URING_HANDOFF_ABI,
 	.owner		= THIS_MODULE,
-	.sleeping	= handoff_sleeping,
+	.may_inline	= iouh_may_inline,
+	.issue_begin	= iouh_issue_begin,
+	.issue_end	= iouh_issue_end,
+	.sleeping	= iouh_sleeping,
 };
 
 static int __init handoff_init(void)
