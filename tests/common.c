@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "common.h"
 
 const char *test_mode(void)
@@ -31,4 +32,86 @@ long long handoff_counter(const char *name)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+int mode_handoff(void)
+{
+	const char *mode = test_mode();
+
+	return mode && !strcmp(mode, "handoff");
+}
+
+void expect_moved(const char *name, long long before)
+{
+	const char *exp = getenv("IOUH_EXPECT_HANDOFF");
+	int must = exp && !strcmp(exp, "1");
+	int ho = !strcmp(name, "handoffs");
+	long long now;
+
+	if (!mode_handoff())
+		return;
+	now = handoff_counter(name);
+	if (now > before && before >= 0)
+		return;
+	/* the other counters are implemented, only "handoffs" may lag */
+	if (!ho)
+		fail("%s did not move (%lld -> %lld)", name, before, now);
+	if (must)
+		fail("no handoff happened");
+	skip("no handoff happened; handoff not in this build");
+}
+
+void expect_unmoved(const char *name, long long before)
+{
+	long long now;
+
+	if (!mode_handoff())
+		return;
+	now = handoff_counter(name);
+	if (now != before)
+		fail("%s moved (%lld -> %lld)", name, before, now);
+}
+
+void expect_handoff(long long before)
+{
+	expect_moved("handoffs", before);
+}
+
+/* every outcome of an inline blocking issue, whether it slept or not */
+static const char * const inline_counters[] = {
+	"inline_done", "handoffs", "fallback_worker", "fallback_lock",
+	"fallback_prepare",
+};
+
+long long inline_issued(void)
+{
+	long long sum = 0, v;
+	size_t i;
+
+	for (i = 0; i < sizeof(inline_counters) / sizeof(inline_counters[0]); i++) {
+		v = handoff_counter(inline_counters[i]);
+		if (v < 0)
+			return -1;
+		sum += v;
+	}
+	return sum;
+}
+
+void expect_inline(long long before, long long n)
+{
+	long long now = inline_issued();
+
+	if (!mode_handoff())
+		return;
+	if (before < 0 || now - before != n)
+		fail("%lld inline issues, expected %lld", now - before, n);
+}
+
+void expect_no_inline(long long before)
+{
+	long long now = inline_issued();
+
+	/* loaded but disabled must not issue inline either */
+	if (before >= 0 && now != before)
+		fail("%lld requests issued inline, expected none", now - before);
 }

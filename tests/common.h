@@ -21,4 +21,24 @@ const char *test_dir(const char *env);
 /* a counter under /sys/kernel/io_uring_handoff/, -1 if absent */
 long long handoff_counter(const char *name);
 
+/* true if IOUH_MODE is "handoff" */
+int mode_handoff(void);
+/*
+ * Mode handoff: counter @name must have moved past @before. If it did not,
+ * fail if IOUH_EXPECT_HANDOFF is "1", else skip (not in this build). Other
+ * modes: no requirement.
+ */
+void expect_moved(const char *name, long long before);
+/* mode handoff: counter @name must still read @before, else fail */
+void expect_unmoved(const char *name, long long before);
+/* expect_moved("handoffs", @before): a blocking handoff happened */
+void expect_handoff(long long before);
+
+/* sum of the counters an inline blocking issue moves, -1 if not loaded */
+long long inline_issued(void);
+/* mode handoff: exactly @n requests were issued inline since @before */
+void expect_inline(long long before, long long n);
+/* any mode: no request was issued inline since @before */
+void expect_no_inline(long long before);
+
 #endif

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared mechanism of the id_* tests: force an inline blocking issue that
+ * blocks, see handoff_force.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define HF_USER_DATA	0x1d5afe11ULL
+#define HF_MAX_FILES	16
+
+/* files still to unlink if we exit early, with fail() or skip() */
+static struct {
+	pid_t pid;
+	char path[PATH_MAX];
+} hf_files[HF_MAX_FILES];
+static pthread_mutex_t hf_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* only the process that created a file removes it, not forked children */
+static void hf_cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < HF_MAX_FILES; i++)
+		if (hf_files[i].pid == getpid())
+			unlink(hf_files[i].path);
+}
+
+static void hf_track(const char *path, int add)
+{
+	static int registered;
+	int i;
+
+	pthread_mutex_lock(&hf_files_lock);
+	if (!registered++)
+		atexit(hf_cleanup);
+	for (i = 0; i < HF_MAX_FILES; i++) {
+		if (add && !hf_files[i].pid) {
+			hf_files[i].pid = getpid();
+			snprintf(hf_files[i].path, PATH_MAX, "%s", path);
+			break;
+		}
+		if (!add && hf_files[i].pid == getpid() &&
+		    !strcmp(hf_files[i].path, path)) {
+			hf_files[i].pid = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&hf_files_lock);
+}
+
+int read_text(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+void run_in_thread(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	int ret;
+
+	ret = pthread_create(&t, NULL, fn, arg);
+	if (ret)
+		fail("pthread_create: %s", strerror(ret));
+	ret = pthread_join(t, NULL);
+	if (ret)
+		fail("pthread_join: %s", strerror(ret));
+}
+
+/* is task @tid one of our io-wq workers, idle in its sleep */
+static int idle_worker(const char *tid, const char *want)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/comm", tid);
+	if (read_text(path, buf, sizeof(buf)))
+		return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strcmp(buf, want))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	if (read_text(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && (p[2] == 'S' || p[2] == 'I');
+}
+
+void hf_wait_idle_worker(void)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	char want[32];
+	int i;
+
+	snprintf(want, sizeof(want), "iou-wrk-%d", gettid());
+	for (i = 0; i < 2000; i++) {
+		struct dirent *de;
+		int found = 0;
+		DIR *d;
+
+		d = opendir("/proc/self/task");
+		if (!d)
+			return;
+		while ((de = readdir(d)) && !found)
+			found = de->d_name[0] != '.' &&
+				idle_worker(de->d_name, want);
+		closedir(d);
+		if (found)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
+int hf_reap_one(struct io_uring *ring, unsigned long long user_data)
+{
+	struct io_uring_cqe *cqe;
+	int ret, res;
+
+	do {
+		ret = io_uring_wait_cqe(ring, &cqe);
+	} while (ret == -EINTR);
+	if (ret)
+		fail("wait_cqe: %s", strerror(-ret));
+	if (cqe->user_data != user_data)
+		fail("CQE user_data %llu, expected %llu",
+		     (unsigned long long)cqe->user_data, user_data);
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	if (!io_uring_peek_cqe(ring, &cqe))
+		fail("extra CQE, user_data %llu res %d",
+		     (unsigned long long)cqe->user_data, cqe->res);
+	return res;
+}
+
+int hf_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int ret;
+
+	if (!sqe)
+		fail("no SQE");
+	io_uring_prep_fsync(sqe, fd, 0);
+	sqe->flags |= sqe_flags;
+	sqe->user_data = HF_USER_DATA;
+
+	ret = io_uring_submit_and_wait(ring, 1);
+	/* a signal before anything was consumed, submit again */
+	while (ret == -EINTR && io_uring_sq_ready(ring))
+		ret = io_uring_submit(ring);
+	if (ret < 0 && ret != -EINTR)
+		fail("submit fsync: %s", strerror(-ret));
+	if (!ret)
+		fail("submit fsync: nothing submitted");
+	return hf_reap_one(ring, HF_USER_DATA);
+}
+
+void hf_dirty(struct hf *hf)
+{
+	static char buf[HF_DIRTY];
+	static unsigned char gen;
+
+	memset(buf, 0x5a ^ ++gen, sizeof(buf));
+	if (pwrite(hf->fd, buf, sizeof(buf), 0) != sizeof(buf))
+		fail("pwrite %s: %s", hf->path, strerror(errno));
+}
+
+void hf_init_flags(struct hf *hf, const char *name, unsigned int ring_flags)
+{
+	const char *dir = test_dir("IOUH_EXT4");
+	int ret;
+
+	snprintf(hf->path, sizeof(hf->path), "%s/%s.%d", dir, name, gettid());
+	hf->fd = open(hf->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (hf->fd < 0)
+		fail("open %s: %s", hf->path, strerror(errno));
+	hf_track(hf->path, 1);
+	ret = io_uring_queue_init(8, &hf->ring, ring_flags);
+	if (ret)
+		fail("queue_init flags %#x: %s", ring_flags, strerror(-ret));
+
+	/* an explicit punt creates the io-wq worker a handoff can claim */
+	ret = hf_fsync(&hf->ring, hf->fd, IOSQE_ASYNC);
+	if (ret)
+		fail("warm-up fsync: %s", strerror(-ret));
+	/* the SQPOLL thread's workers are its own, not named after us */
+	if (!(ring_flags & IORING_SETUP_SQPOLL))
+		hf_wait_idle_worker();
+}
+
+void hf_init(struct hf *hf, const char *name)
+{
+	hf_init_flags(hf, name, 0);
+}
+
+void hf_exit(struct hf *hf)
+{
+	io_uring_queue_exit(&hf->ring);
+	close(hf->fd);
+	unlink(hf->path);
+	hf_track(hf->path, 0);
+}
+
+long long hf_block_flags(struct hf *hf, unsigned int sqe_flags)
+{
+	long long before;
+	int ret;
+
+	hf_dirty(hf);
+	before = handoff_counter("handoffs");
+	ret = hf_fsync(&hf->ring, hf->fd, sqe_flags);
+	if (ret)
+		fail("fsync res %d (%s), expected 0", ret, strerror(-ret));
+	return before;
+}
+
+long long hf_block(struct hf *hf)
+{
+	return hf_block_flags(hf, 0);
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Children stay with the thread that forked them across a blocking submit:
+ * a child forked before the submit (it waits on a pipe) is, after the
+ * submit, still waitable by that very thread with __WNOTHREAD, which only
+ * looks at the calling thread's own children, and is reaped with the right
+ * exit status once released. Done from a non-leader thread and from the
+ * group leader of a forked test process, whose own exit must then still be
+ * reported to us with its status. Blocking is forced by fsync of dirty data
+ * on ext4, see handoff_force.c.
+ *
+ * Fails on a kernel that leaves ->children (and the children's
+ * ->real_parent) on the task that blocked: waitpid(__WNOTHREAD) returns
+ * ECHILD. The leader part fails if leadership moves without the leader's
+ * place among its parent's children or its exit_signal: the test process'
+ * exit is never reported, or not with its status.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define CHILD_CODE	42
+#define LEADER_CODE	0
+
+static void fork_and_reap(const char *who)
+{
+	struct hf hf;
+	long long ho;
+	pid_t pid, ret;
+	int p[2], st;
+	char c;
+
+	hf_init(&hf, "id_children");
+	if (pipe(p))
+		fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (!pid) {
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? CHILD_CODE : 3);
+	}
+	close(p[0]);
+
+	ho = hf_block(&hf);
+
+	ret = waitpid(pid, &st, WNOHANG | __WNOTHREAD);
+	if (ret)
+		fail("%s: waitpid(WNOHANG) of the live child: %d (%s)", who,
+		     ret, ret < 0 ? strerror(errno) : "reaped early");
+	if (write(p[1], "x", 1) != 1)
+		fail("write: %s", strerror(errno));
+	close(p[1]);
+	ret = waitpid(pid, &st, __WNOTHREAD);
+	if (ret != pid)
+		fail("%s: waitpid(__WNOTHREAD): %d (%s)", who, ret,
+		     ret < 0 ? strerror(errno) : "wrong pid");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != CHILD_CODE)
+		fail("%s: child status %#x, expected exit %d", who, st,
+		     CHILD_CODE);
+	expect_handoff(ho);
+	hf_exit(&hf);
+}
+
+static void *thread_fn(void *arg)
+{
+	(void)arg;
+	fork_and_reap("thread");
+	return NULL;
+}
+
+/* a test process whose leader does it, its exit code must reach us */
+static void leader_part(void)
+{
+	struct timespec ms = { 0, 10 * 1000 * 1000 };
+	pid_t pid, ret;
+	int st, i;
+
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (!pid) {
+		alarm(25);
+		fork_and_reap("leader");
+		exit(LEADER_CODE);
+	}
+	for (i = 0; i < 2000; i++) {
+		ret = waitpid(pid, &st, WNOHANG);
+		if (ret == pid)
+			break;
+		if (ret)
+			fail("waitpid test process: %s", strerror(errno));
+		nanosleep(&ms, NULL);
+	}
+	if (ret != pid)
+		fail("test process %d never reported its exit", pid);
+	if (WIFSIGNALED(st))
+		fail("test process killed by signal %d", WTERMSIG(st));
+	if (!WIFEXITED(st))
+		fail("test process status %#x", st);
+	/* its verdict, it printed why */
+	if (WEXITSTATUS(st) != LEADER_CODE)
+		exit(WEXITSTATUS(st));
+}
+
+int main(void)
+{
+	alarm(30);
+	/* first, while we are single threaded and have no ring */
+	leader_part();
+	run_in_thread(thread_fn, NULL);
+	return T_PASS;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gettid(), getpid() and getppid() return the same values before and after
+ * a blocking submit, in the group leader and in a second thread, and
+ * /proc/self/task lists the same user threads (io-wq and SQPOLL threads
+ * aside) before and after. Blocking is forced by fsync of dirty data on
+ * ext4, see handoff_force.c.
+ *
+ * Fails on a kernel that hands off without exchanging the tids (gettid()
+ * returns the worker's), without moving group leadership along with the
+ * leader's tid (getpid() changes, /proc/self stops matching), or that drops
+ * or duplicates a thread in the thread group list.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define MAX_TIDS	256
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* tids of the user threads in the group, sorted, without duplicates */
+static int user_tids(int *tids)
+{
+	struct dirent *de;
+	int n = 0, i, out;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	if (!d)
+		fail("opendir /proc/self/task: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		char path[300], comm[64];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 de->d_name);
+		/* gone meanwhile, an exiting worker */
+		if (read_text(path, comm, sizeof(comm)))
+			continue;
+		if (!strncmp(comm, "iou-", 4))
+			continue;
+		if (n == MAX_TIDS)
+			fail("more than %d threads", MAX_TIDS);
+		tids[n++] = atoi(de->d_name);
+	}
+	closedir(d);
+	qsort(tids, n, sizeof(*tids), cmp_int);
+	for (i = 0, out = 0; i < n; i++)
+		if (!out || tids[out - 1] != tids[i])
+			tids[out++] = tids[i];
+	return out;
+}
+
+/*
+ * The set must come back. A demoted task renames itself to iou-wrk-* only
+ * once it is released as a worker, so give that a moment.
+ */
+static void same_tids(const int *before, int n)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	int now[MAX_TIDS], m = 0, i;
+
+	for (i = 0; i < 2000; i++) {
+		m = user_tids(now);
+		if (m == n && !memcmp(now, before, n * sizeof(*now)))
+			return;
+		nanosleep(&ms, NULL);
+	}
+	fail("/proc/self/task: %d user threads before, %d after", n, m);
+}
+
+static void check_proc_links(pid_t pid, pid_t tid)
+{
+	char link[64], want[64];
+	ssize_t n;
+
+	n = readlink("/proc/thread-self", link, sizeof(link) - 1);
+	if (n < 0)
+		fail("readlink /proc/thread-self: %s", strerror(errno));
+	link[n] = '\0';
+	snprintf(want, sizeof(want), "%d/task/%d", pid, tid);
+	if (strcmp(link, want))
+		fail("/proc/thread-self is %s, expected %s", link, want);
+}
+
+static void *check(void *arg)
+{
+	int leader = arg != NULL;
+	pid_t tid, pid, ppid;
+	int before[MAX_TIDS], n;
+	long long ho;
+	struct hf hf;
+
+	hf_init(&hf, "id_tids");
+	tid = gettid();
+	pid = getpid();
+	ppid = getppid();
+	if (leader != (tid == pid))
+		fail("test setup: leader %d, tid %d, pid %d", leader, tid, pid);
+	n = user_tids(before);
+
+	ho = hf_block(&hf);
+
+	if (gettid() != tid)
+		fail("%s: gettid %d, expected %d", leader ? "leader" : "thread",
+		     gettid(), tid);
+	if (getpid() != pid)
+		fail("%s: getpid %d, expected %d", leader ? "leader" : "thread",
+		     getpid(), pid);
+	if (getppid() != ppid)
+		fail("%s: getppid %d, expected %d",
+		     leader ? "leader" : "thread", getppid(), ppid);
+	check_proc_links(pid, tid);
+	same_tids(before, n);
+	expect_handoff(ho);
+	hf_exit(&hf);
+	return NULL;
+}
+
+/* a third thread that just sits there, so the group has bystanders */
+static void *bystander(void *arg)
+{
+	char c;
+
+	if (read(*(int *)arg, &c, 1) != 1)
+		fail("bystander read: %s", strerror(errno));
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t;
+	int p[2];
+
+	alarm(30);
+	if (pipe(p))
+		fail("pipe: %s", strerror(errno));
+	if (pthread_create(&t, NULL, bystander, &p[0]))
+		fail("pthread_create");
+	check((void *)1);
+	run_in_thread(check, NULL);
+	if (write(p[1], "x", 1) != 1)
+		fail("write: %s", strerror(errno));
+	pthread_join(t, NULL);
+	return T_PASS;
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Force-async blockable requests are issued inline in blocking mode with the
+ * module loaded and enabled, and punted to io-wq upfront otherwise.
+ *
+ * Mode handoff: N fsyncs of a clean tmpfs file (never sleep) move
+ * "inline_done" by exactly N; N statx likewise. An fsync of dirty data on
+ * ext4 (IOUH_EXT4, virtio-blk with cache=none: it waits for the device)
+ * sleeps in its inline issue: exactly one inline issue, counted as a block
+ * (fallback_worker, or a handoff once that lands), not as inline_done.
+ * Mode disabled: no request is issued inline. Every mode: each SQE gets
+ * exactly one CQE with the synchronous syscall's result.
+ *
+ * Fails on a kernel or module that keeps punting these requests upfront,
+ * issues them inline while disabled, or miscounts a sleep.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <liburing.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define N	16
+
+static void submit_wait_all(struct io_uring *ring, int n, int want)
+{
+	struct io_uring_cqe *cqe;
+	int i, ret;
+
+	ret = io_uring_submit(ring);
+	if (ret != n)
+		fail("submit: %d, expected %d", ret, n);
+	for (i = 0; i < n; i++) {
+		ret = io_uring_wait_cqe(ring, &cqe);
+		if (ret)
+			fail("wait_cqe: %s", strerror(-ret));
+		if (cqe->res != want)
+			fail("cqe %llu: res %d, expected %d",
+			     (unsigned long long)cqe->user_data, cqe->res, want);
+		io_uring_cqe_seen(ring, cqe);
+	}
+	if (io_uring_peek_cqe(ring, &cqe) == 0)
+		fail("an extra CQE, user_data %llu",
+		     (unsigned long long)cqe->user_data);
+}
+
+/* clean tmpfs fsyncs and statx: never sleep, all inline_done */
+static void tmpfs_batch(const char *dir)
+{
+	struct statx stx[N];
+	struct io_uring ring;
+	char path[4096];
+	long long in, all;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/inline_issue.%d", dir, getpid());
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "x", 1) != 1)
+		fail("create %s", path);
+	if (io_uring_queue_init(2 * N, &ring, 0))
+		fail("queue_init");
+
+	in = handoff_counter("inline_done");
+	all = inline_issued();
+	for (i = 0; i < N; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_fsync(sqe, fd, 0);
+		io_uring_sqe_set_data64(sqe, i);
+	}
+	submit_wait_all(&ring, N, 0);
+	for (i = 0; i < N; i++)
+		io_uring_prep_statx(io_uring_get_sqe(&ring), AT_FDCWD, path, 0,
+				    STATX_SIZE, &stx[i]);
+	submit_wait_all(&ring, N, 0);
+	for (i = 0; i < N; i++)
+		if (stx[i].stx_size != 1)
+			fail("statx %d: size %llu", i,
+			     (unsigned long long)stx[i].stx_size);
+	if (mode_handoff() &&
+	    handoff_counter("inline_done") - in != 2 * N)
+		fail("inline_done moved by %lld, expected %d",
+		     handoff_counter("inline_done") - in, 2 * N);
+	expect_inline(all, 2 * N);
+	if (!mode_handoff())
+		expect_no_inline(all);
+	io_uring_queue_exit(&ring);
+	close(fd);
+	unlink(path);
+}
+
+/* dirty ext4 fsync: one inline issue that sleeps */
+static void ext4_block(void)
+{
+	long long in, all;
+	struct hf hf;
+
+	hf_init(&hf, "inline_issue");
+	in = handoff_counter("inline_done");
+	all = inline_issued();
+	hf_block(&hf);
+	expect_inline(all, 1);
+	if (mode_handoff() && handoff_counter("inline_done") != in)
+		fail("a sleeping issue was counted as inline_done");
+	if (!mode_handoff())
+		expect_no_inline(all);
+	hf_exit(&hf);
+}
+
+int main(void)
+{
+	alarm(30);
+	tmpfs_batch(test_dir("IOUH_TMPFS"));
+	ext4_block();
+	return T_PASS;
+}
