@@ -9,14 +9,17 @@ KDIR_FILE := $(BUILD)/kdir
 KDIR = $(shell cat $(KDIR_FILE))
 GUEST_TIMEOUT ?= 3000
 
-.PHONY: help setup kernel module tests liburing test bench clean
+.PHONY: help setup kernel module tests liburing operator test bench deb clean
 
 help:
 	@echo "make test     build kernel + module + tests, run them in a QEMU guest"
-	@echo "make bench    A/B benchmark (not implemented yet)"
+	@echo "make bench    A/B benchmark in one guest boot: build/bench/results.csv, ratio.png"
+	@echo "              (BENCH_SECS=2 BENCH_ROUNDS=3 VCPUS=2 BENCH_OPS=... BENCH_QDS=... BENCH_FS=...)"
 	@echo "make kernel   build (or reuse) the patched test kernel"
 	@echo "make module   build module/ against that kernel"
 	@echo "make tests    build tests/ against liburing 2.15"
+	@echo "make deb      Debian kernel packages with the hooks, distro config, -handoff"
+	@echo "              (hours on 2 cores; not part of make test)"
 	@echo "make clean    remove build/ (the kernel cache stays)"
 
 setup:
@@ -37,15 +40,41 @@ tests: kernel
 liburing: setup
 	@scripts/liburing.sh
 
-test: module tests liburing
+# the operator checks: the DKMS install the guest modprobes, a module built
+# against another hook ABI, the benchmark binary for rmmod under load
+operator: module
+	@scripts/dkms.sh $(KDIR)
+	@rm -rf $(BUILD)/module-badabi && mkdir -p $(BUILD)/module-badabi
+	@cp module/Kbuild module/*.[ch] $(BUILD)/module-badabi/
+	$(MAKE) -s -C $(KDIR) M=$(BUILD)/module-badabi modules \
+		KCFLAGS="-include $(CURDIR)/tests/badabi.h"
+	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
+
+test: module tests liburing operator
+	@scripts/host-checks.sh > $(BUILD)/host-results.txt
 	@echo "test: booting $(KDIR)/arch/x86/boot/bzImage"
 	@start=$$(date +%s); \
 	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/results $(GUEST_TIMEOUT); \
 	vm=$$?; echo "test: guest ran $$(( $$(date +%s) - start ))s"; \
+	cat $(BUILD)/host-results.txt >> $(BUILD)/results/results.txt; \
 	scripts/summary.sh $(BUILD)/results && [ $$vm = 0 ]
 
-bench:
-	@echo "bench: not implemented yet, see issue 4"
+BENCH_SECS ?= 2
+BENCH_ROUNDS ?= 3
+BENCH_TIMEOUT ?= 5400
+
+bench: module
+	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
+	@IOUH_SUITES=bench IOUH_BENCH_SECS=$(BENCH_SECS) \
+	IOUH_BENCH_ROUNDS=$(BENCH_ROUNDS) IOUH_BENCH_OPS="$(BENCH_OPS)" \
+	IOUH_BENCH_QDS="$(BENCH_QDS)" IOUH_BENCH_FS="$(BENCH_FS)" \
+	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/bench/vm $(BENCH_TIMEOUT)
+	python3 scripts/bench-report.py $(BUILD)/bench/vm
+	cp $(BUILD)/bench/vm/results.csv $(BUILD)/bench/
+	cp $(BUILD)/bench/vm/ratio.* $(BUILD)/bench/
+
+deb: setup
+	@scripts/deb.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -25,6 +25,10 @@ qemu_base() {
 }
 SUITES=${IOUH_SUITES:-project liburing}
 CMDLINE="console=ttyS0 panic=-1 oops=panic iouh.repo=$REPO iouh.suites=${SUITES// /,}"
+for v in SECS ROUNDS OPS QDS FS; do
+	val=$(eval echo "\${IOUH_BENCH_$v:-}")
+	[ -n "$val" ] && CMDLINE+=" iouh.bench_${v,,}=${val// /,}"
+done
 
 accel=tcg
 cpu=max

@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iouh-bench: throughput and CPU cost of the opcodes io_uring always punts
+ * to io-wq, for the A/B table of the RFC cover letter.
+ *
+ *   iouh-bench --op OP --dir DIR --qd N --secs S [--sync] [--label FS]
+ *
+ * OP is one of fsync, statx, fadvise, renameat, openat, splice. Each op
+ * works on files it creates in DIR (named iouh-bench.<pid>.*, removed at
+ * exit):
+ *
+ *   fsync     fsync(2) of a 4 KiB file. Before every fsync SQE (and every
+ *             fsync(2) with --sync) the file is dirtied with one 4 KiB
+ *             pwrite(2) syscall, so on ext4 every fsync really flushes, as
+ *             in the RFC ("flushes, always blocks"); on tmpfs it never
+ *             blocks. The pwrite is done on both file systems alike, is not
+ *             counted as an op, but its time and CPU are in the measurement
+ *             of every mode. With qd > 1 each request has its own file.
+ *   statx     statx(2) of one 4 KiB file, STATX_BASIC_STATS.
+ *   fadvise   POSIX_FADV_DONTNEED over a clean 64 KiB file.
+ *   renameat  renames a -> b, then b -> a, ...; qd distinct pairs.
+ *   openat    O_TMPFILE | O_RDWR in DIR; the returned fd is closed with
+ *             close(2) right after the CQE is reaped (not counted as an op).
+ *   splice    4 KiB from a 4 KiB file at offset 0 into a pipe; the pipe is
+ *             drained with read(2) right after the CQE is reaped; qd pipes.
+ *
+ * The io_uring mode keeps exactly qd requests in flight on a plain ring
+ * (max(2 * qd, 8) entries, no setup flags): submit qd, then reap every CQE
+ * (checking its result), prepare a replacement for each and submit them
+ * with io_uring_submit_and_wait(), until S seconds have passed; then drain.
+ * --sync runs the same operation as synchronous syscalls in one thread for
+ * S seconds (qd is then only echoed in the output).
+ *
+ * CPU is getrusage(RUSAGE_SELF) user + system time over the measured
+ * interval, i.e. the whole process including its io-wq worker threads, as a
+ * percentage of one CPU. One line goes to stdout:
+ *
+ *   op=fsync fs=tmpfs qd=1 mode=io_uring ops=123456.7 cpu=97.3
+ *
+ * fs= is --label (alias --fs-label), else the last component of DIR. Any
+ * error is reported on stderr and the exit status is 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <liburing.h>
+
+#define IO_SIZE		4096
+#define FADV_SIZE	(64 * 1024)
+#define MAX_QD		4096
+#define NAME_LEN	64
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct bench;
+
+/* per in-flight request state, indexed by the SQE's user_data */
+struct slot {
+	int fd;				/* fsync: this slot's file */
+	int pipe[2];			/* splice */
+	unsigned int cur;		/* renameat: which name exists */
+	char name[2][NAME_LEN];		/* fsync: [0]; renameat: the pair */
+	struct statx stx;
+};
+
+struct bench_op {
+	const char *name;
+	size_t file_size;	/* if set, a shared file of this size */
+	void (*setup)(struct bench *b, struct slot *s, unsigned int i);
+	void (*before)(struct bench *b, struct slot *s);
+	void (*prep)(struct bench *b, struct slot *s, struct io_uring_sqe *sqe);
+	int (*sync)(struct bench *b, struct slot *s);
+	void (*done)(struct bench *b, struct slot *s, int res);
+	void (*cleanup)(struct bench *b, struct slot *s);
+};
+
+struct bench {
+	const struct bench_op *op;
+	const char *dir;
+	const char *label;
+	unsigned int qd;
+	double secs;
+	bool sync;
+	int dfd;
+	int fd;				/* the shared file, or -1 */
+	char name[NAME_LEN];		/* its name in dir */
+	char prefix[NAME_LEN / 2];
+	struct slot *slots;
+	unsigned int nslots;		/* slots set up so far */
+	char buf[IO_SIZE];
+};
+
+struct sample {
+	struct timespec ts;
+	struct rusage ru;
+};
+
+static struct bench bench = { .fd = -1, .dfd = -1 };
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "iouh-bench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void check_res(struct bench *b, int res, int want)
+{
+	if (res == want)
+		return;
+	if (res < 0)
+		die("%s: %s", b->op->name, strerror(-res));
+	die("%s: result %d, expected %d", b->op->name, res, want);
+}
+
+static void make_name(struct bench *b, char *name, const char *fmt,
+		      unsigned int i)
+{
+	int n;
+
+	n = snprintf(name, NAME_LEN, "%s", b->prefix);
+	snprintf(name + n, NAME_LEN - n, fmt, i);
+}
+
+/* create name in dir with size bytes written; returns an O_RDWR fd */
+static int create_file(struct bench *b, const char *name, size_t size)
+{
+	size_t off;
+	int fd;
+
+	fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die("create %s/%s: %s", b->dir, name, strerror(errno));
+	for (off = 0; off < size; off += IO_SIZE)
+		if (pwrite(fd, b->buf, IO_SIZE, off) != IO_SIZE)
+			die("write %s/%s: %s", b->dir, name, strerror(errno));
+	if (fsync(fd))
+		die("fsync %s/%s: %s", b->dir, name, strerror(errno));
+	return fd;
+}
+
+static void unlink_name(struct bench *b, const char *name)
+{
+	if (name[0] && unlinkat(b->dfd, name, 0) && errno != ENOENT)
+		fprintf(stderr, "iouh-bench: unlink %s/%s: %s\n", b->dir,
+			name, strerror(errno));
+}
+
+/* fsync: one file per slot, dirtied by a pwrite before each fsync */
+
+static void fsync_setup(struct bench *b, struct slot *s, unsigned int i)
+{
+	make_name(b, s->name[0], "fsync.%u", i);
+	s->fd = create_file(b, s->name[0], IO_SIZE);
+}
+
+static void fsync_before(struct bench *b, struct slot *s)
+{
+	if (pwrite(s->fd, b->buf, IO_SIZE, 0) != IO_SIZE)
+		die("fsync: pwrite: %s", strerror(errno));
+}
+
+static void fsync_prep(struct bench *b, struct slot *s,
+		       struct io_uring_sqe *sqe)
+{
+	(void)b;
+	io_uring_prep_fsync(sqe, s->fd, 0);
+}
+
+static int fsync_sync(struct bench *b, struct slot *s)
+{
+	(void)b;
+	return fsync(s->fd) ? -errno : 0;
+}
+
+static void fsync_cleanup(struct bench *b, struct slot *s)
+{
+	close(s->fd);
+	unlink_name(b, s->name[0]);
+}
+
+/* statx: the shared file, by name relative to dir */
+
+static void statx_prep(struct bench *b, struct slot *s,
+		       struct io_uring_sqe *sqe)
+{
+	io_uring_prep_statx(sqe, b->dfd, b->name, 0, STATX_BASIC_STATS,
+			    &s->stx);
+}
+
+static int statx_sync(struct bench *b, struct slot *s)
+{
+	return statx(b->dfd, b->name, 0, STATX_BASIC_STATS, &s->stx) ?
+		-errno : 0;
+}
+
+static void statx_done(struct bench *b, struct slot *s, int res)
+{
+	check_res(b, res, 0);
+	if (s->stx.stx_size != IO_SIZE)
+		die("statx: size %llu, expected %d",
+		    (unsigned long long)s->stx.stx_size, IO_SIZE);
+}
+
+/* fadvise: DONTNEED over the whole (clean) shared file */
+
+static void fadvise_prep(struct bench *b, struct slot *s,
+			 struct io_uring_sqe *sqe)
+{
+	(void)s;
+	io_uring_prep_fadvise(sqe, b->fd, 0, FADV_SIZE, POSIX_FADV_DONTNEED);
+}
+
+static int fadvise_sync(struct bench *b, struct slot *s)
+{
+	(void)s;
+	return -posix_fadvise(b->fd, 0, FADV_SIZE, POSIX_FADV_DONTNEED);
+}
+
+/* renameat: one a/b pair per slot, renamed back and forth */
+
+static void rename_setup(struct bench *b, struct slot *s, unsigned int i)
+{
+	make_name(b, s->name[0], "ren.%u.a", i);
+	make_name(b, s->name[1], "ren.%u.b", i);
+	close(create_file(b, s->name[0], 0));
+	s->cur = 0;
+}
+
+static void rename_prep(struct bench *b, struct slot *s,
+			struct io_uring_sqe *sqe)
+{
+	io_uring_prep_renameat(sqe, b->dfd, s->name[s->cur], b->dfd,
+			       s->name[!s->cur], 0);
+}
+
+static int rename_sync(struct bench *b, struct slot *s)
+{
+	return renameat(b->dfd, s->name[s->cur], b->dfd, s->name[!s->cur]) ?
+		-errno : 0;
+}
+
+static void rename_done(struct bench *b, struct slot *s, int res)
+{
+	check_res(b, res, 0);
+	s->cur = !s->cur;
+}
+
+static void rename_cleanup(struct bench *b, struct slot *s)
+{
+	unlink_name(b, s->name[s->cur]);
+}
+
+/* openat: an O_TMPFILE in dir, closed again once reaped */
+
+static void openat_prep(struct bench *b, struct slot *s,
+			struct io_uring_sqe *sqe)
+{
+	(void)s;
+	io_uring_prep_openat(sqe, b->dfd, ".", O_TMPFILE | O_RDWR, 0600);
+}
+
+static int openat_sync(struct bench *b, struct slot *s)
+{
+	int fd;
+
+	(void)s;
+	fd = openat(b->dfd, ".", O_TMPFILE | O_RDWR, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+static void openat_done(struct bench *b, struct slot *s, int res)
+{
+	(void)s;
+	if (res < 0)
+		check_res(b, res, 0);
+	if (close(res))
+		die("openat: close: %s", strerror(errno));
+}
+
+/* splice: the shared 4 KiB file into this slot's pipe, then drained */
+
+static void splice_setup(struct bench *b, struct slot *s, unsigned int i)
+{
+	(void)b;
+	(void)i;
+	if (pipe2(s->pipe, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+}
+
+static void splice_prep(struct bench *b, struct slot *s,
+			struct io_uring_sqe *sqe)
+{
+	io_uring_prep_splice(sqe, b->fd, 0, s->pipe[1], -1, IO_SIZE, 0);
+}
+
+static int splice_sync(struct bench *b, struct slot *s)
+{
+	loff_t off = 0;
+	ssize_t ret;
+
+	ret = splice(b->fd, &off, s->pipe[1], NULL, IO_SIZE, 0);
+	return ret < 0 ? -errno : (int)ret;
+}
+
+static void splice_done(struct bench *b, struct slot *s, int res)
+{
+	ssize_t ret;
+	int left;
+
+	check_res(b, res, IO_SIZE);
+	for (left = res; left > 0; left -= ret) {
+		ret = read(s->pipe[0], b->buf, left);
+		if (ret <= 0)
+			die("splice: draining the pipe: %s",
+			    ret ? strerror(errno) : "EOF");
+	}
+}
+
+static void splice_cleanup(struct bench *b, struct slot *s)
+{
+	(void)b;
+	close(s->pipe[0]);
+	close(s->pipe[1]);
+}
+
+static void done_zero(struct bench *b, struct slot *s, int res)
+{
+	(void)s;
+	check_res(b, res, 0);
+}
+
+static const struct bench_op bench_ops[] = {
+	{
+		.name = "fsync",
+		.setup = fsync_setup,
+		.before = fsync_before,
+		.prep = fsync_prep,
+		.sync = fsync_sync,
+		.done = done_zero,
+		.cleanup = fsync_cleanup,
+	}, {
+		.name = "statx",
+		.file_size = IO_SIZE,
+		.prep = statx_prep,
+		.sync = statx_sync,
+		.done = statx_done,
+	}, {
+		.name = "fadvise",
+		.file_size = FADV_SIZE,
+		.prep = fadvise_prep,
+		.sync = fadvise_sync,
+		.done = done_zero,
+	}, {
+		.name = "renameat",
+		.setup = rename_setup,
+		.prep = rename_prep,
+		.sync = rename_sync,
+		.done = rename_done,
+		.cleanup = rename_cleanup,
+	}, {
+		.name = "openat",
+		.prep = openat_prep,
+		.sync = openat_sync,
+		.done = openat_done,
+	}, {
+		.name = "splice",
+		.file_size = IO_SIZE,
+		.setup = splice_setup,
+		.prep = splice_prep,
+		.sync = splice_sync,
+		.done = splice_done,
+		.cleanup = splice_cleanup,
+	},
+};
+
+static const struct bench_op *find_op(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_ops); i++)
+		if (!strcmp(bench_ops[i].name, name))
+			return &bench_ops[i];
+	return NULL;
+}
+
+static void bench_cleanup(void)
+{
+	struct bench *b = &bench;
+	unsigned int i;
+
+	for (i = 0; i < b->nslots; i++)
+		if (b->op->cleanup)
+			b->op->cleanup(b, &b->slots[i]);
+	if (b->fd >= 0)
+		close(b->fd);
+	if (b->dfd >= 0)
+		unlink_name(b, b->name);
+}
+
+static void bench_setup(struct bench *b)
+{
+	unsigned int i, n = b->sync ? 1 : b->qd;
+
+	memset(b->buf, 0xa5, sizeof(b->buf));
+	snprintf(b->prefix, sizeof(b->prefix), "iouh-bench.%d.", (int)getpid());
+	b->dfd = open(b->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->dfd < 0)
+		die("%s: %s", b->dir, strerror(errno));
+	b->slots = calloc(n, sizeof(*b->slots));
+	if (!b->slots)
+		die("out of memory");
+	atexit(bench_cleanup);
+	if (b->op->file_size) {
+		snprintf(b->name, sizeof(b->name), "%s%s", b->prefix,
+			 b->op->name);
+		b->fd = create_file(b, b->name, b->op->file_size);
+	}
+	for (i = 0; i < n; i++) {
+		if (b->op->setup)
+			b->op->setup(b, &b->slots[i], i);
+		b->nslots = i + 1;
+	}
+}
+
+static void take_sample(struct sample *s)
+{
+	clock_gettime(CLOCK_MONOTONIC, &s->ts);
+	if (getrusage(RUSAGE_SELF, &s->ru))
+		die("getrusage: %s", strerror(errno));
+}
+
+static double ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static double tv_sec(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+static bool expired(const struct bench *b, const struct sample *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return ts_diff(&start->ts, &now) >= b->secs;
+}
+
+static void ring_queue(struct bench *b, struct io_uring *ring, unsigned int i)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe)
+		die("SQ ring full");
+	if (b->op->before)
+		b->op->before(b, &b->slots[i]);
+	b->op->prep(b, &b->slots[i], sqe);
+	io_uring_sqe_set_data64(sqe, i);
+}
+
+/* reap every available CQE, requeue a request for each unless stopping */
+static unsigned int ring_reap(struct bench *b, struct io_uring *ring,
+			      bool stop)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+	__u64 i;
+
+	io_uring_for_each_cqe(ring, head, cqe) {
+		i = io_uring_cqe_get_data64(cqe);
+		if (i >= b->qd)
+			die("bogus user_data %llu", (unsigned long long)i);
+		b->op->done(b, &b->slots[i], cqe->res);
+		if (!stop)
+			ring_queue(b, ring, i);
+		n++;
+	}
+	io_uring_cq_advance(ring, n);
+	return n;
+}
+
+static unsigned long long run_ring(struct bench *b, struct sample *start,
+				   struct sample *end)
+{
+	unsigned int i, inflight, n, entries = b->qd * 2;
+	unsigned long long ops = 0;
+	struct io_uring ring;
+	bool stop = false;
+	int ret;
+
+	ret = io_uring_queue_init(entries < 8 ? 8 : entries, &ring, 0);
+	if (ret)
+		die("io_uring_queue_init: %s", strerror(-ret));
+	take_sample(start);
+	for (i = 0; i < b->qd; i++)
+		ring_queue(b, &ring, i);
+	inflight = b->qd;
+	for (;;) {
+		ret = io_uring_submit_and_wait(&ring, 1);
+		if (ret < 0 && ret != -EINTR)
+			die("io_uring_submit_and_wait: %s", strerror(-ret));
+		n = ring_reap(b, &ring, stop);
+		ops += n;
+		if (stop)
+			inflight -= n;
+		if (!inflight)
+			break;
+		if (!stop && expired(b, start))
+			stop = true;
+	}
+	take_sample(end);
+	io_uring_queue_exit(&ring);
+	return ops;
+}
+
+static unsigned long long run_sync(struct bench *b, struct sample *start,
+				   struct sample *end)
+{
+	unsigned long long ops = 0;
+	struct slot *s = &b->slots[0];
+
+	take_sample(start);
+	while (!expired(b, start)) {
+		if (b->op->before)
+			b->op->before(b, s);
+		b->op->done(b, s, b->op->sync(b, s));
+		ops++;
+	}
+	take_sample(end);
+	return ops;
+}
+
+static const char *fs_label(const struct bench *b)
+{
+	static char buf[256];
+	size_t len;
+	char *p;
+
+	if (b->label)
+		return b->label;
+	snprintf(buf, sizeof(buf), "%s", b->dir);
+	for (len = strlen(buf); len > 1 && buf[len - 1] == '/'; len--)
+		buf[len - 1] = '\0';
+	p = strrchr(buf, '/');
+	return p && p[1] ? p + 1 : buf;
+}
+
+static void report(const struct bench *b, unsigned long long ops,
+		   const struct sample *start, const struct sample *end)
+{
+	double wall = ts_diff(&start->ts, &end->ts);
+	double cpu = tv_sec(&end->ru.ru_utime) - tv_sec(&start->ru.ru_utime) +
+		     tv_sec(&end->ru.ru_stime) - tv_sec(&start->ru.ru_stime);
+
+	if (wall <= 0)
+		die("no time elapsed");
+	if (printf("op=%s fs=%s qd=%u mode=%s ops=%.1f cpu=%.1f\n",
+		   b->op->name, fs_label(b), b->qd,
+		   b->sync ? "sync" : "io_uring", ops / wall,
+		   100.0 * cpu / wall) < 0 || fflush(stdout))
+		die("writing stdout: %s", strerror(errno));
+}
+
+static void __attribute__((noreturn)) usage(void)
+{
+	fprintf(stderr,
+		"usage: iouh-bench --op OP --dir DIR --qd N --secs S [--sync]\n"
+		"                  [--label FS]\n"
+		"  OP: fsync statx fadvise renameat openat splice\n");
+	exit(1);
+}
+
+static unsigned int parse_qd(const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > MAX_QD)
+		die("bad qd %s, must be 1..%d", arg, MAX_QD);
+	return v;
+}
+
+static void parse_args(struct bench *b, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "op",		required_argument,	NULL, 'o' },
+		{ "dir",	required_argument,	NULL, 'd' },
+		{ "qd",		required_argument,	NULL, 'q' },
+		{ "secs",	required_argument,	NULL, 's' },
+		{ "sync",	no_argument,		NULL, 'S' },
+		{ "label",	required_argument,	NULL, 'l' },
+		{ "fs-label",	required_argument,	NULL, 'l' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int c;
+
+	b->qd = 1;
+	b->secs = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			b->op = find_op(optarg);
+			if (!b->op)
+				die("unknown op %s", optarg);
+			break;
+		case 'd':
+			b->dir = optarg;
+			break;
+		case 'q':
+			b->qd = parse_qd(optarg);
+			break;
+		case 's':
+			b->secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(b->secs > 0))
+				die("bad secs: %s", optarg);
+			break;
+		case 'S':
+			b->sync = true;
+			break;
+		case 'l':
+			b->label = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !b->op || !b->dir || !b->secs)
+		usage();
+	if (b->label && (!*b->label || strpbrk(b->label, " \t\n=")))
+		die("bad label: '%s'", b->label);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench *b = &bench;
+	struct sample start, end;
+	unsigned long long ops;
+
+	parse_args(b, argc, argv);
+	bench_setup(b);
+	if (b->sync)
+		ops = run_sync(b, &start, &end);
+	else
+		ops = run_ring(b, &start, &end);
+	report(b, ops, &start, &end);
+	return 0;
+}

@@ -1,0 +1,185 @@
+#!/bin/bash
+# Runs inside the test guest as root, called from scripts/guest-run.sh: the
+# A/B benchmark of the RFC cover letter with build/bench/iouh-bench.
+# usage: bench-guest.sh REPO OUTDIR
+#
+# For every cell (op, fs, qd) and round, in the same boot and back to back:
+#   baseline  the module unloaded (the kernel is stock)
+#   handoff   the module loaded, enabled=1
+#   disabled  the module loaded, enabled=0
+#   sync      iouh-bench --sync, the same op as a one thread syscall loop
+# in the order baseline handoff disabled sync on odd rounds and reversed on
+# even rounds, so slow drift cancels out of the medians.
+#
+# $OUTDIR/raw.txt gets one line per run: iouh-bench's line with mode= set
+# to the A/B mode, then round=R; handoff and disabled runs also get the
+# deltas of the module's handoffs and inline_done counters:
+#   op=fsync fs=tmpfs qd=1 mode=handoff ops=221000.0 cpu=100.0 round=1 handoffs=0 inline_done=442000
+# A failed run is a comment line "# fail ... rc=N" and makes the exit status 1.
+# $OUTDIR/env.txt: key=value lines (kernel, vcpus, secs, rounds, ops, qds, fs).
+#
+# Environment: IOUH_TMPFS and IOUH_EXT4 (directories on tmpfs and on the
+# ext4 disk, as set by guest-run.sh), IOUH_BENCH_SECS (2), IOUH_BENCH_ROUNDS
+# (3), IOUH_BENCH_OPS ("fsync statx fadvise renameat openat splice"),
+# IOUH_BENCH_QDS ("1 8 32"), IOUH_BENCH_FS ("tmpfs ext4").
+set -u
+REPO=$1
+OUTDIR=$2
+BIN=$REPO/build/bench/iouh-bench
+KO=$REPO/build/module/io_uring_handoff.ko
+SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
+SECS=${IOUH_BENCH_SECS:-2}
+ROUNDS=${IOUH_BENCH_ROUNDS:-3}
+OPS=${IOUH_BENCH_OPS:-fsync statx fadvise renameat openat splice}
+QDS=${IOUH_BENCH_QDS:-1 8 32}
+FSS=${IOUH_BENCH_FS:-tmpfs ext4}
+RAW=$OUTDIR/raw.txt
+ERR=$(mktemp /tmp/iouh-bench.err.XXXXXX)
+# a run takes SECS plus setup and drain; allow for a slow (TCG) guest
+TMO=$(awk -v s="$SECS" 'BEGIN { printf "%d", s * 4 + 60 }')
+FAILED=0
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+mod_loaded() { [ -e "$SYSFS" ]; }
+
+mod_unload() {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		mod_loaded || return 0
+		rmmod io_uring_handoff 2>/dev/null
+		mod_loaded || return 0
+		sleep 0.5
+	done
+	echo "bench: rmmod io_uring_handoff failed" >&2
+	return 1
+}
+
+mod_enable() {	# 0|1
+	if ! mod_loaded && ! insmod "$KO"; then
+		echo "bench: insmod $KO failed" >&2
+		return 1
+	fi
+	echo "$1" > "$SYSFS/enabled" && [ "$(cat "$SYSFS/enabled")" = "$1" ]
+}
+
+set_mode() {
+	case $1 in
+	baseline) mod_unload ;;
+	handoff) mod_enable 1 ;;
+	disabled) mod_enable 0 ;;
+	sync) ;;	# syscalls only, whatever the module state
+	*) return 1 ;;
+	esac
+}
+
+counter() { cat "$SYSFS/$1" 2>/dev/null || echo 0; }
+
+fs_dir() {
+	case $1 in
+	tmpfs) echo "${IOUH_TMPFS:?}/bench" ;;
+	ext4) echo "${IOUH_EXT4:?}/bench" ;;
+	*) die "unknown fs $1 (tmpfs, ext4)" ;;
+	esac
+}
+
+modes() {	# round
+	if [ $(($1 % 2)) = 1 ]; then
+		echo baseline handoff disabled sync
+	else
+		echo sync disabled handoff baseline
+	fi
+}
+
+run_fail() {	# rc desc
+	echo "# fail $2 rc=$1" >> "$RAW"
+	echo "bench: FAIL $2 rc=$1"
+	tail -n 5 "$ERR"
+	FAILED=1
+}
+
+run_one() {	# op fs qd mode round
+	local op=$1 fs=$2 qd=$3 mode=$4 r=$5 line rc h0 i0 extra=
+	local desc="op=$1 fs=$2 qd=$3 mode=$4 round=$5"
+	local args=(--op "$op" --dir "$(fs_dir "$fs")" --qd "$qd"
+		    --secs "$SECS" --label "$fs")
+
+	: > "$ERR"
+	if ! set_mode "$mode" 2> "$ERR"; then
+		run_fail setup "$desc"
+		return
+	fi
+	[ "$mode" = sync ] && args+=(--sync)
+	h0=$(counter handoffs) i0=$(counter inline_done)
+	line=$(timeout "$TMO" "$BIN" "${args[@]}" 2> "$ERR")
+	rc=$?
+	if [ "$mode" = handoff ] || [ "$mode" = disabled ]; then
+		extra=" handoffs=$(($(counter handoffs) - h0))"
+		extra+=" inline_done=$(($(counter inline_done) - i0))"
+	fi
+	case $line in
+	"op=$op fs=$fs qd=$qd mode="*" ops="*" cpu="*) ;;
+	*) [ $rc = 0 ] && rc=bad-output ;;
+	esac
+	if [ "$rc" != 0 ]; then
+		run_fail "$rc" "$desc"
+		return
+	fi
+	line=${line/ mode=io_uring / mode=$mode }
+	echo "$line round=$r$extra" >> "$RAW"
+}
+
+run_cell() {	# op fs qd
+	local r m
+	for r in $(seq 1 "$ROUNDS"); do
+		for m in $(modes "$r"); do
+			run_one "$1" "$2" "$3" "$m" "$r"
+		done
+	done
+}
+
+[ -x "$BIN" ] || die "$BIN missing, build it with make -C bench"
+[ -r "$KO" ] || die "$KO missing"
+mkdir -p "$OUTDIR" || die "cannot create $OUTDIR"
+: > "$RAW" || die "cannot write $RAW"
+for fs in $FSS; do
+	d=$(fs_dir "$fs")
+	mkdir -p "$d" || die "cannot create $d"
+done
+trap 'mod_unload; rm -f "$ERR"' EXIT
+# fail fast if the module cannot do the A/B at all
+mod_enable 1 || die "cannot load and enable the module"
+mod_unload || die "cannot unload the module"
+
+{
+	echo "kernel=$(uname -r)"
+	echo "vcpus=$(nproc)"
+	echo "secs=$SECS"
+	echo "rounds=$ROUNDS"
+	echo "ops=$OPS"
+	echo "qds=$QDS"
+	echo "fs=$FSS"
+} > "$OUTDIR/env.txt"
+
+read -ra a <<< "$OPS"
+read -ra b <<< "$FSS"
+read -ra c <<< "$QDS"
+ncells=$(( ${#a[@]} * ${#b[@]} * ${#c[@]} ))
+i=0
+SECONDS=0
+for op in $OPS; do
+	for fs in $FSS; do
+		for qd in $QDS; do
+			i=$((i + 1))
+			echo "bench: cell $i/$ncells $op $fs $qd, elapsed ${SECONDS}s"
+			sync
+			run_cell "$op" "$fs" "$qd"
+		done
+	done
+done
+for fs in $FSS; do
+	rm -rf "$(fs_dir "$fs")"
+done
+mod_unload || FAILED=1
+echo "bench: $ncells cells, $ROUNDS rounds in ${SECONDS}s, failed=$FAILED"
+exit $FAILED

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Summarise a bench-guest.sh run: bench-report.py OUTDIR
+
+Reads OUTDIR/raw.txt (one line per run, key=value, see bench-guest.sh),
+OUTDIR/env.txt and OUTDIR/accel (kvm or tcg, or run-vm.sh's "accel=..."
+line; missing means unknown). Takes per cell (op, fs, qd) the median over
+rounds of each mode, writes OUTDIR/results.csv, prints a table laid out like
+the RFC cover letter and plots the handoff/baseline and disabled/baseline
+ratios to OUTDIR/ratio.png with gnuplot (ratio.svg if gnuplot has no PNG
+terminal). Exits 1 if raw.txt is missing or holds no runs.
+"""
+import csv
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+
+MODES = ("baseline", "handoff", "disabled", "sync")
+CSV_HEADER = ["op", "fs", "qd", "baseline_ops", "handoff_ops", "ratio",
+              "baseline_cpu", "handoff_cpu", "sync_ops",
+              "disabled_ops", "disabled_ratio", "handoffs", "inline_done"]
+OP_LABEL = {
+    "fadvise": "fadvise DONTNEED",
+    "openat": "openat O_TMPFILE",
+    "splice": "splice to pipe",
+}
+
+
+def die(msg):
+    print(f"bench-report: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def parse_kv(line):
+    kv = {}
+    for tok in line.split():
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            kv[k] = v
+    return kv
+
+
+def read_raw(path):
+    """{(op, fs, qd): {mode: [run, ...]}} in order of first appearance"""
+    cells = {}
+    nfail = 0
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if line.startswith("# fail"):
+                nfail += 1
+            if not line or line.startswith("#"):
+                continue
+            kv = parse_kv(line)
+            try:
+                key = (kv["op"], kv["fs"], int(kv["qd"]))
+                run = {"ops": float(kv["ops"]), "cpu": float(kv["cpu"])}
+                for c in ("handoffs", "inline_done"):
+                    if c in kv:
+                        run[c] = int(kv[c])
+                mode = kv["mode"]
+            except (KeyError, ValueError):
+                print(f"bench-report: {path}:{n}: skipping '{line}'",
+                      file=sys.stderr)
+                continue
+            cells.setdefault(key, {}).setdefault(mode, []).append(run)
+    return cells, nfail
+
+
+def read_env(outdir):
+    env = {}
+    try:
+        with open(os.path.join(outdir, "env.txt")) as f:
+            for line in f:
+                if "=" in line:
+                    k, v = line.rstrip("\n").split("=", 1)
+                    env[k.strip()] = v.strip()
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(outdir, "accel")) as f:
+            text = f.read()
+        m = re.search(r"accel=(\w+)", text)
+        word = m.group(1) if m else (text.split() or ["unknown"])[0]
+        env["accel"] = word.lower() if word.lower() in ("kvm", "tcg") \
+            else "unknown"
+    except OSError:
+        env["accel"] = "unknown"
+    return env
+
+
+def median(runs, field):
+    vals = [r[field] for r in runs if field in r]
+    return statistics.median(vals) if vals else None
+
+
+def summarise(cells):
+    rows = []
+    for (op, fs, qd), modes in cells.items():
+        row = {"op": op, "fs": fs, "qd": qd}
+        for m in MODES:
+            runs = modes.get(m, [])
+            row[m + "_ops"] = median(runs, "ops")
+            row[m + "_cpu"] = median(runs, "cpu")
+            row[m + "_runs"] = runs
+        hruns = modes.get("handoff", [])
+        row["handoffs"] = median(hruns, "handoffs")
+        row["inline_done"] = median(hruns, "inline_done")
+        row["disabled_handoffs"] = median(modes.get("disabled", []),
+                                          "handoffs")
+        b = row["baseline_ops"]
+        for m, k in (("handoff", "ratio"), ("disabled", "disabled_ratio")):
+            v = row[m + "_ops"]
+            row[k] = v / b if v is not None and b else None
+        rows.append(row)
+    return rows
+
+
+def fmt(v, spec):
+    return "" if v is None else format(v, spec)
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(CSV_HEADER)
+        for r in rows:
+            w.writerow([r["op"], r["fs"], r["qd"],
+                        fmt(r["baseline_ops"], ".1f"),
+                        fmt(r["handoff_ops"], ".1f"),
+                        fmt(r["ratio"], ".4f"),
+                        fmt(r["baseline_cpu"], ".1f"),
+                        fmt(r["handoff_cpu"], ".1f"),
+                        fmt(r["sync_ops"], ".1f"),
+                        fmt(r["disabled_ops"], ".1f"),
+                        fmt(r["disabled_ratio"], ".4f"),
+                        fmt(r["handoffs"], ".0f"),
+                        fmt(r["inline_done"], ".0f")])
+
+
+def kops(v):
+    """28.2k, 221k, 9.6k, 850, like the cover letter"""
+    if v is None:
+        return "-"
+    if v >= 1e6:
+        return f"{v / 1e6:.2f}M"
+    if v >= 1e5:
+        return f"{v / 1e3:.0f}k"
+    if v >= 1e3:
+        return f"{v / 1e3:.1f}k"
+    return f"{v:.0f}"
+
+
+def pct(v):
+    return "-" if v is None else f"{v:.0f}%"
+
+
+def change(new, old):
+    if new is None or not old:
+        return "-"
+    v = round((new / old - 1) * 100)
+    return f"{v:+d}%" if v else "+0%"
+
+
+def line(label, ops, cpu, extra=""):
+    return f"   {label:<34}{ops:>10}{cpu:>7}{extra}".rstrip()
+
+
+def per_op(r, mode, counter, secs):
+    """median over runs of counter / ops done, ops done ~ ops/s * secs"""
+    vals = [x[counter] / (x["ops"] * secs) for x in r[mode + "_runs"]
+            if counter in x and x["ops"] > 0]
+    return statistics.median(vals) if vals and secs else None
+
+
+def print_table(rows, env, nfail):
+    accel = env.get("accel", "unknown").upper()
+    if accel == "UNKNOWN":
+        accel = "unknown"
+    try:
+        secs = float(env.get("secs", ""))
+    except ValueError:
+        secs = None
+    print(f"kernel {env.get('kernel', '?')}, accel {accel}, "
+          f"{env.get('vcpus', '?')} vCPUs, {env.get('rounds', '?')} rounds "
+          f"of {env.get('secs', '?')}s per mode, medians")
+    print("CPU: whole process incl. io-wq workers, % of one CPU; "
+          "sync: the same op as syscalls in one thread")
+    if accel == "TCG":
+        print("TCG: ratios are indicative only")
+    if nfail:
+        print(f"WARNING: {nfail} runs failed, see '# fail' lines in raw.txt")
+    print()
+    print(f"{'':<42}{'ops/s':>5}{'cpu':>7}")
+    print(" " + "=" * 53)
+    for r in rows:
+        print(f" {OP_LABEL.get(r['op'], r['op'])}, {r['fs']}, qd {r['qd']}")
+        b, h, d, s = (r["baseline_ops"], r["handoff_ops"], r["disabled_ops"],
+                      r["sync_ops"])
+        bc, hc, dc = r["baseline_cpu"], r["handoff_cpu"], r["disabled_cpu"]
+        hx = ""
+        ho = per_op(r, "handoff", "handoffs", secs)
+        io = per_op(r, "handoff", "inline_done", secs)
+        if ho is not None or io is not None:
+            hx = "   per op: handoffs " + fmt(ho, ".2f") + \
+                 ", inline " + fmt(io, ".2f")
+        dx = "   " + change(d, b) + " vs baseline" if d is not None else ""
+        if r["disabled_handoffs"]:
+            dx += f", {r['disabled_handoffs']:.0f} handoffs while disabled!"
+        print(line("baseline", kops(b), pct(bc)))
+        print(line("handoff", kops(h), pct(hc), hx))
+        print(line("change", change(h, b), change(hc, bc)))
+        print(line("disabled", kops(d), pct(dc), dx))
+        print(line("sync limit (1 thread)", kops(s), pct(r["sync_cpu"])))
+
+
+def gnuplot_terminal():
+    """'png', 'pngcairo' or 'svg', whichever gnuplot has first; None"""
+    exe = shutil.which("gnuplot")
+    if not exe:
+        return None
+    p = subprocess.run([exe, "-e", "set terminal"], capture_output=True,
+                       text=True, check=False)
+    have = {ln.split()[0] for ln in (p.stdout + p.stderr).splitlines()
+            if ln.split()}
+    for t in ("png", "pngcairo", "svg"):
+        if t in have:
+            return t
+    return None
+
+
+def plot(outdir, rows, env):
+    term = gnuplot_terminal()
+    if term is None:
+        print("bench-report: no gnuplot with a png/pngcairo/svg terminal, "
+              "no plot", file=sys.stderr)
+        return
+    ext = "svg" if term == "svg" else "png"
+    out = os.path.join(outdir, f"ratio.{ext}")
+    for old in ("ratio.png", "ratio.svg"):
+        if os.path.exists(os.path.join(outdir, old)):
+            os.unlink(os.path.join(outdir, old))
+    dat = os.path.join(outdir, "ratio.dat")
+    vals = []
+    with open(dat, "w") as f:
+        f.write("# cell handoff/baseline disabled/baseline\n")
+        for r in rows:
+            cell = f"{r['op']}/{r['fs']}/{r['qd']}"
+            f.write(f"\"{cell}\" {fmt(r['ratio'], '.4f') or '?'} "
+                    f"{fmt(r['disabled_ratio'], '.4f') or '?'}\n")
+            vals += [v for v in (r["ratio"], r["disabled_ratio"])
+                     if v is not None and v > 0]
+    if not vals:
+        print("bench-report: no ratios to plot", file=sys.stderr)
+        return
+    lo = min(min(vals), 1) / 1.5
+    hi = max(max(vals), 1) * 1.5
+    width = max(800, 40 * len(rows) + 200)
+    size = f"size {width},600"
+    setup = {"png": f"png {size}", "pngcairo": f"pngcairo {size}",
+             "svg": f"svg {size}"}[term]
+    accel = env.get("accel", "unknown").upper()
+    title = (f"io_uring handoff vs baseline ops/s, median of "
+             f"{env.get('rounds', '?')} rounds; {env.get('kernel', '?')}, "
+             f"{accel}, {env.get('vcpus', '?')} vCPUs")
+    script = f"""
+set terminal {setup}
+set output '{out}'
+set title "{title}" noenhanced
+set datafile missing '?'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set logscale y 2
+set yrange [{lo:.4f}:{hi:.4f}]
+set ylabel 'ops/s ratio to baseline (log)'
+set grid ytics
+set xtics rotate by -60 noenhanced
+set key top right
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1
+plot '{dat}' using 2:xtic(1) title 'handoff / baseline', \\
+     '' using 3 title 'disabled / baseline'
+"""
+    p = subprocess.run(["gnuplot"], input=script, text=True,
+                       capture_output=True, check=False)
+    if p.returncode or not os.path.exists(out):
+        print(f"bench-report: gnuplot failed:\n{p.stderr}", file=sys.stderr)
+        return
+    note = "" if term == "png" else \
+        f" (gnuplot has no png terminal, used {term})"
+    print(f"\nplot: {out}{note}")
+
+
+def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if len(sys.argv) != 2:
+        die("usage: bench-report.py OUTDIR")
+    outdir = sys.argv[1]
+    raw = os.path.join(outdir, "raw.txt")
+    if not os.path.isfile(raw):
+        die(f"{raw} missing")
+    cells, nfail = read_raw(raw)
+    if not cells:
+        die(f"{raw} holds no runs")
+    env = read_env(outdir)
+    rows = summarise(cells)
+    write_csv(os.path.join(outdir, "results.csv"), rows)
+    print_table(rows, env, nfail)
+    print(f"\nresults: {os.path.join(outdir, 'results.csv')}")
+    plot(outdir, rows, env)
+
+
+if __name__ == "__main__":
+    main()
