@@ -7,7 +7,6 @@ REPO=$1
 RES=/run/results
 OUT=$RES/results.txt
 BUILD=$REPO/build
-KO=$BUILD/module/io_uring_handoff.ko
 SYSFS=/sys/kernel/io_uring_handoff
 LTMO=${LIBURING_TIMEOUT:-60}
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -69,24 +68,43 @@ echo "guest: $(uname -r), $(nproc) cpus"
 SUITES=${IOUH_SUITES:-project liburing}
 want() { case " $SUITES " in *" $1 "*) return 0 ;; esac; return 1; }
 
+# a bench boot runs only the benchmark, see scripts/bench-guest.sh
+if want bench; then
+	if bash "$REPO/scripts/bench-guest.sh" "$REPO" "$RES"; then
+		record pass bench
+	else
+		record fail bench
+	fi
+	dmesg > $RES/dmesg.txt
+	echo "guest: done"
+	exit 0
+fi
+
 want project && project_tests stock
 want liburing && liburing_suite stock
 
-if insmod "$KO"; then
-	record pass module/insmod
+# the DKMS copy through modules.dep, as an operator loads it
+if modprobe io_uring_handoff; then
+	record pass module/modprobe
 else
-	record fail module/insmod
+	record fail module/modprobe
 fi
 module_check loaded
 want project && project_tests handoff
 want liburing && liburing_suite handoff
+(cd $SYSFS && grep . *) > $RES/counters-handoff.txt
 echo 0 > $SYSFS/enabled
 want project && project_tests disabled
+(cd $SYSFS && grep . *) > $RES/counters-disabled.txt
 echo 1 > $SYSFS/enabled
 if rmmod io_uring_handoff; then
 	record pass module/rmmod
 else
 	record fail module/rmmod
+fi
+if want project; then
+	. "$REPO/scripts/guest-operator.sh"
+	operator_checks
 fi
 module_check unloaded
 

@@ -4,7 +4,7 @@
 # only the packages named below are taken from it.
 set -euo pipefail
 
-STAMP=${CACHE_DIR:-/var/cache/iouh}/host-setup.v1
+STAMP=${CACHE_DIR:-/var/cache/iouh}/host-setup.v2
 [ -f "$STAMP" ] && exit 0
 
 SRC=/etc/apt/sources.list.d/iouh-unstable.sources
@@ -28,7 +28,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils \
 	kmod qemu-system-x86 busybox-static e2fsprogs python3 rsync \
-	dkms gnuplot-nox dpkg-dev fakeroot >/dev/null
+	dkms gnuplot-nox dpkg-dev fakeroot linux-headers-amd64 >/dev/null
 apt-get install -y -qq --no-install-recommends -t unstable liburing-dev >/dev/null
 mkdir -p "$(dirname "$STAMP")"
 touch "$STAMP"

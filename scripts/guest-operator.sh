@@ -1,0 +1,102 @@
+#!/bin/bash
+# Runs in the guest, sourced by guest-run.sh: the operators' path. modprobe
+# through the DKMS install, modinfo, the ABI refusal, rmmod under load.
+# Uses record() from guest-run.sh.
+NAME=io_uring_handoff
+BADKO=$BUILD/module-badabi/$NAME.ko
+BENCH=$BUILD/bench/iouh-bench
+
+op_check() {	# name, then a command that must succeed
+	local name=$1
+	shift
+	if "$@" > /tmp/op.out 2>&1; then
+		record pass "operator/$name"
+		sed 's/^/    /' /tmp/op.out
+	else
+		record fail "operator/$name"
+		echo "--- operator/$name"
+		tail -n 20 /tmp/op.out
+	fi
+}
+
+# modinfo names the DKMS copy and documents every parameter
+op_modinfo() {
+	modinfo -n $NAME | grep -q /updates/dkms/ &&
+	modinfo $NAME | grep -q '^description:' &&
+	modinfo $NAME | grep -q '^version:' &&
+	modinfo $NAME | grep -q '^parm: *enabled:.'
+}
+
+op_modprobe() {
+	modprobe $NAME && [ -r $SYSFS/enabled ] &&
+	[ "$(cat /sys/module/$NAME/parameters/enabled)" = Y ] &&
+	[ -d /sys/kernel/tracing/events/io_uring_handoff ]
+}
+
+op_rmmod() {
+	local i
+	for i in $(seq 50); do
+		modprobe -r $NAME 2>/dev/null && [ ! -e $SYSFS ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# a module built against another hook ABI: refused, one line in dmesg
+op_badabi() {
+	local before after
+	before=$(dmesg | grep -c "$NAME:")
+	insmod "$BADKO" 2>/dev/null && { rmmod $NAME; return 1; }
+	after=$(dmesg | grep -c "$NAME:")
+	[ ! -e $SYSFS ] && [ $((after - before)) = 1 ] &&
+	dmesg | grep "$NAME:" | tail -n 1 | grep -q 'refused hook ABI'
+}
+
+# requests issued inline so far: slept or not
+inline_sum() {
+	echo $(( $(cat $SYSFS/inline_done) + $(cat $SYSFS/fallback_worker) +
+		$(cat $SYSFS/handoffs) ))
+}
+
+# rmmod while fsyncs are issued inline: the benchmark goes on as stock,
+# modprobe again brings the inline issue back, nothing leaks
+op_rmmod_load() {
+	local pid n0 n1 threads
+	modprobe $NAME || return 1
+	"$BENCH" --op fsync --dir "$IOUH_EXT4" --qd 8 --secs 30 > /tmp/op.bench 2>&1 &
+	pid=$!
+	sleep 3
+	n0=$(inline_sum) || return 1
+	[ "$n0" -gt 0 ] || { echo "no inline issue before rmmod"; return 1; }
+	SECONDS=0
+	op_rmmod || { echo "rmmod kept failing under load"; return 1; }
+	echo "rmmod under load took ${SECONDS}s"
+	sleep 2
+	if ! kill -0 $pid 2>/dev/null; then
+		wait $pid
+		echo "benchmark ended (rc $?) with the module:"
+		cat /tmp/op.bench
+		return 1
+	fi
+	modprobe $NAME || return 1
+	sleep 3
+	n1=$(inline_sum)
+	[ "$n1" -gt 0 ] || { echo "no inline issue after modprobe"; return 1; }
+	wait $pid || { echo "benchmark failed"; cat /tmp/op.bench; return 1; }
+	threads=$(ls /proc/$pid/task 2>/dev/null | wc -l)
+	[ "$threads" = 0 ] || { echo "benchmark threads left: $threads"; return 1; }
+	[ "$(cat /sys/module/$NAME/refcnt)" = 0 ] ||
+		{ echo "module refcnt $(cat /sys/module/$NAME/refcnt)"; return 1; }
+	op_rmmod
+}
+
+operator_checks() {
+	op_check modinfo op_modinfo
+	op_check badabi-refused op_badabi
+	op_check modprobe op_modprobe
+	op_check rmmod op_rmmod
+	op_check rmmod-under-load op_rmmod_load
+	# whatever the outcome, leave no benchmark and no module behind
+	pkill -f iouh-bench
+	op_rmmod
+}
