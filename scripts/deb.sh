@@ -4,6 +4,7 @@
 # this takes hours on 2 cores and is never run by CI.
 # The config is Debian's own (from the installed linux-headers-*-amd64)
 # brought forward with olddefconfig; localversion -handoff.
+# DEB_CONFIG_ONLY=1 stops after configuring, to check before the long build.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE_DIR:-/var/cache/iouh}
@@ -32,6 +33,11 @@ scripts/config --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS
 	--enable DEBUG_INFO_NONE --set-str LOCALVERSION "-handoff" \
 	--enable IO_URING --enable MODULES
 make olddefconfig >/dev/null
+grep -q '^CONFIG_IO_URING=y' .config || { log "olddefconfig lost CONFIG_IO_URING"; exit 1; }
+if [ -n "${DEB_CONFIG_ONLY:-}" ]; then
+	log "configured $(make -s kernelrelease) in $dir/linux-source-7.2"
+	exit 0
+fi
 log "building bindeb-pkg $(make -s kernelrelease), this takes hours on 2 cores"
 make -j"$(nproc)" bindeb-pkg >&2
 mv ../*.deb "$OUT/"
