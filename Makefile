@@ -67,13 +67,13 @@ bench: module
 	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
 	@mkdir -p $(BUILD)/bench/vm
 	@# the guest's progress lines, live over the results share
-	@tail -n 0 -F $(BUILD)/bench/vm/guest.log 2>/dev/null | \
-		grep --line-buffered '^bench: cell' & tailpid=$$!; \
+	@tail -n 0 --pid=$$$$ -F $(BUILD)/bench/vm/guest.log 2>/dev/null | \
+		grep --line-buffered '^bench: cell' & \
 	IOUH_SUITES=bench IOUH_BENCH_SECS=$(BENCH_SECS) \
 	IOUH_BENCH_ROUNDS=$(BENCH_ROUNDS) IOUH_BENCH_OPS="$(BENCH_OPS)" \
 	IOUH_BENCH_QDS="$(BENCH_QDS)" IOUH_BENCH_FS="$(BENCH_FS)" \
 	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/bench/vm $(BENCH_TIMEOUT); \
-	vm=$$?; kill $$tailpid 2>/dev/null; pkill -f "tail -n 0 -F $(BUILD)/bench/vm" ; \
+	vm=$$?; \
 	[ $$vm = 0 ] && grep -qx 'pass bench' $(BUILD)/bench/vm/results.txt
 	python3 scripts/bench-report.py $(BUILD)/bench/vm
 	cp $(BUILD)/bench/vm/results.csv $(BUILD)/bench/
