@@ -82,12 +82,23 @@ bool iouh_may_inline(struct io_kiocb *req)
 	return true;
 }
 
-/* issue time: the request runs without IO_URING_F_NONBLOCK from here */
+/*
+ * Issue time: the request runs without IO_URING_F_NONBLOCK from here. An
+ * interruptible sleep in it must not see the submitter's signals: the op
+ * would complete with -ERESTARTSYS or -EINTR where io-wq, which runs with
+ * signals blocked, gives the real result. So block all but SIGKILL/SIGSTOP
+ * for the issue; saved_sigmask is free until io_uring_enter() waits.
+ */
 bool iouh_issue_begin(struct io_kiocb *req)
 {
+	sigset_t all;
+
 	/* would interrupt the issue right away, io-wq handles it as stock */
-	if (task_sigpending(current))
+	if (task_sigpending(current) || test_thread_flag(TIF_NOTIFY_SIGNAL) ||
+	    test_restore_sigmask())
 		return iouh_refuse(req, IOUH_FB_SIGNAL);
+	siginitsetinv(&all, sigmask(SIGKILL) | sigmask(SIGSTOP));
+	sigprocmask(SIG_SETMASK, &all, &current->saved_sigmask);
 	current->flags |= PF_IO_HANDOFF;
 	return true;
 }
@@ -104,10 +115,11 @@ int iouh_issue_end(struct io_kiocb *req, int ret)
 	bool blocked = !(current->flags & PF_IO_HANDOFF);
 
 	current->flags &= ~PF_IO_HANDOFF;
+	sigprocmask(SIG_SETMASK, &current->saved_sigmask, NULL);
 	if (!blocked)
 		atomic64_inc(&iouh_counters[IOUH_INLINE_DONE]);
 	trace_io_uring_handoff_inline(req, blocked, ret);
-	/* a signal interrupted the sleep: io-wq retries it, as stock would */
+	/* a fatal signal or a task_work notification interrupted the sleep */
 	if (iouh_wants_restart(ret))
 		return -EAGAIN;
 	return ret;
