@@ -12,7 +12,7 @@ initrd=$RES/../initramfs.gz
 "$REPO/scripts/initramfs.sh" "$initrd"
 
 # a fresh ext4 image on virtio-blk; cache=none so fsync reaches the host disk
-disk=$CACHE/ext4.img
+disk=${IOUH_DISK:-$CACHE/ext4.img}	# IOUH_DISK: to run two guests at once
 rm -f "$disk"
 truncate -s 1G "$disk"
 mkfs.ext4 -q -F "$disk"
