@@ -237,3 +237,9 @@ long long hf_block(struct hf *hf)
 {
 	return hf_block_flags(hf, 0);
 }
+
+void run_leader_and_thread(void *(*fn)(void *))
+{
+	fn((void *)1);
+	run_in_thread(fn, NULL);
+}

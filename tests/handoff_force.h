@@ -52,5 +52,7 @@ long long hf_block(struct hf *hf);
 int read_text(const char *path, char *buf, size_t size);
 /* run @fn(@arg) in a new pthread and join it */
 void run_in_thread(void *(*fn)(void *), void *arg);
+/* run @fn as the group leader (@arg 1), then in a new thread (@arg NULL) */
+void run_leader_and_thread(void *(*fn)(void *));
 
 #endif

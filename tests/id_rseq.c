@@ -120,7 +120,6 @@ int main(void)
 	alarm(30);
 	if (__rseq_size == 0)
 		skip("glibc did not register rseq");
-	check((void *)1);
-	run_in_thread(check, NULL);
+	run_leader_and_thread(check);
 	return T_PASS;
 }

@@ -149,8 +149,7 @@ int main(void)
 		fail("pipe: %s", strerror(errno));
 	if (pthread_create(&t, NULL, bystander, &p[0]))
 		fail("pthread_create");
-	check((void *)1);
-	run_in_thread(check, NULL);
+	run_leader_and_thread(check);
 	if (write(p[1], "x", 1) != 1)
 		fail("write: %s", strerror(errno));
 	pthread_join(t, NULL);

@@ -99,7 +99,6 @@ static void *check(void *arg)
 int main(void)
 {
 	alarm(30);
-	check((void *)1);
-	run_in_thread(check, NULL);
+	run_leader_and_thread(check);
 	return T_PASS;
 }

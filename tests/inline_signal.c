@@ -24,6 +24,9 @@
 #include <sys/syscall.h>
 #include <liburing.h>
 #include "common.h"
+#include "handoff_force.h"
+
+#define FIFO_UD	0xf1f0
 
 static char fifo[4096];
 static pid_t submitter;
@@ -51,26 +54,10 @@ static void *helper(void *arg)
 	return NULL;
 }
 
-static int wait_one(struct io_uring *ring)
-{
-	struct io_uring_cqe *cqe;
-	int ret, res;
-
-	do {
-		ret = io_uring_wait_cqe(ring, &cqe);
-	} while (ret == -EINTR);
-	if (ret)
-		fail("wait_cqe: %s", strerror(-ret));
-	res = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	if (io_uring_peek_cqe(ring, &cqe) == 0)
-		fail("an extra CQE");
-	return res;
-}
-
 int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct io_uring_sqe *sqe;
 	struct io_uring ring;
 	pthread_t thr;
 	struct stat st;
@@ -92,11 +79,12 @@ int main(void)
 		fail("pthread_create");
 
 	in = inline_issued();
-	io_uring_prep_openat(io_uring_get_sqe(&ring), AT_FDCWD, fifo,
-			     O_RDONLY | O_CREAT, 0600);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_openat(sqe, AT_FDCWD, fifo, O_RDONLY | O_CREAT, 0600);
+	io_uring_sqe_set_data64(sqe, FIFO_UD);
 	if (io_uring_submit(&ring) != 1)
 		fail("submit");
-	res = wait_one(&ring);
+	res = hf_reap_one(&ring, FIFO_UD);
 	unlink(fifo);
 	/* before the join: the helper's open would wait for a reader forever */
 	if (res < 0)
