@@ -44,9 +44,10 @@ liburing: setup
 # against another hook ABI, the benchmark binary for rmmod under load
 operator: module
 	@scripts/dkms.sh $(KDIR)
-	@rm -rf $(BUILD)/module-badabi && mkdir -p $(BUILD)/module-badabi
-	@cp module/Kbuild module/*.[ch] $(BUILD)/module-badabi/
-	$(MAKE) -s -C $(KDIR) M=$(BUILD)/module-badabi modules \
+	@rm -rf $(BUILD)/module-badabi && mkdir -p $(BUILD)/module-badabi/module
+	@cp module/Kbuild module/*.[ch] $(BUILD)/module-badabi/module/
+	@cp -r arch $(BUILD)/module-badabi/
+	$(MAKE) -s -C $(KDIR) M=$(BUILD)/module-badabi/module modules \
 		KCFLAGS="-include $(CURDIR)/tests/badabi.h"
 	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
 

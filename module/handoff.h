@@ -26,13 +26,41 @@ extern atomic64_t iouh_counters[IOUH_NR_COUNTERS];
 extern const char * const iouh_counter_names[IOUH_NR_COUNTERS];
 bool iouh_enabled(void);
 
+/* per-thread accounting that follows the identity */
+struct iouh_stats {
+	u64				utime;
+	u64				stime;
+	u64				gtime;
+	u64				exec_runtime;
+	unsigned long			min_flt;
+	unsigned long			maj_flt;
+	unsigned long			nvcsw;
+	unsigned long			nivcsw;
+	struct task_io_accounting	ioac;
+};
+
 /* policy.c: the hooks the kernel calls */
 bool iouh_may_inline(struct io_kiocb *req);
 bool iouh_issue_begin(struct io_kiocb *req);
 int iouh_issue_end(struct io_kiocb *req, int ret);
+
+/* iowq_handoff.c: the sleep callback, the promoted worker's resume */
+bool iouh_have_spare(struct io_uring_task *tctx);
 void iouh_sleeping(struct task_struct *tsk);
 
 /* identity.c: can the identity of current be handed off at all */
 bool iouh_task_allowed(struct task_struct *tsk);
+
+/* migrate.c: moving it */
+bool iouh_compatible(struct task_struct *src, struct task_struct *dst);
+bool iouh_prepare(struct task_struct *tsk);
+void iouh_stats_take(struct iouh_stats *st);
+int iouh_finish(struct task_struct *src, struct iouh_stats *st);
+
+/* arch/<arch>/handoff.c: the user register state */
+bool iouh_arch_allowed(struct task_struct *tsk);
+bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst);
+bool iouh_arch_prepare(void);
+int iouh_arch_finish(struct task_struct *src, bool leader);
 
 #endif

@@ -49,6 +49,41 @@ TRACE_EVENT(io_uring_handoff_inline,
 		      __entry->res)
 );
 
+/* a blocked submitter handed its identity to an idle io-wq worker */
+TRACE_EVENT(io_uring_handoff,
+	    TP_PROTO(void *ctx, struct task_struct *src, struct task_struct *dst),
+	    TP_ARGS(ctx, src, dst),
+	    TP_STRUCT__entry(__field(void *, ctx)
+			     __field(pid_t, src_pid)
+			     __field(pid_t, dst_pid)),
+	    TP_fast_assign(__entry->ctx = ctx;
+			   __entry->src_pid = task_pid_nr(src);
+			   __entry->dst_pid = task_pid_nr(dst);),
+	    TP_printk("ring %p, identity %d handed to worker %d",
+		      __entry->ctx, __entry->src_pid, __entry->dst_pid)
+);
+
+/* an inline issue slept without a handoff: lock, prepare or worker */
+TRACE_EVENT(io_uring_handoff_block,
+	    TP_PROTO(const char *reason),
+	    TP_ARGS(reason),
+	    TP_STRUCT__entry(__string(reason, reason)),
+	    TP_fast_assign(__assign_str(reason);),
+	    TP_printk("blocked in place, %s", __get_str(reason))
+);
+
+/* the promoted worker takes the identity and continues the submission */
+TRACE_EVENT(io_uring_handoff_resume,
+	    TP_PROTO(struct task_struct *src, unsigned int to_submit),
+	    TP_ARGS(src, to_submit),
+	    TP_STRUCT__entry(__field(pid_t, src_pid)
+			     __field(unsigned int, to_submit)),
+	    TP_fast_assign(__entry->src_pid = task_pid_nr(src);
+			   __entry->to_submit = to_submit;),
+	    TP_printk("identity %d resumed, to_submit %u",
+		      __entry->src_pid, __entry->to_submit)
+);
+
 #endif
 
 #undef TRACE_INCLUDE_PATH

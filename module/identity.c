@@ -66,5 +66,6 @@ bool iouh_task_allowed(struct task_struct *tsk)
 {
 	if (WARN_ON_ONCE(tsk != current))
 		return false;
-	return !iouh_task_bound(tsk) && !iouh_task_unmovable(tsk);
+	return !iouh_task_bound(tsk) && !iouh_task_unmovable(tsk) &&
+	       iouh_arch_allowed(tsk);
 }

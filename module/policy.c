@@ -6,9 +6,7 @@
  * A request the kernel would punt (REQ_F_FORCE_ASYNC set by its prep) is
  * issued inline if its opcode can cope with blocking there. The task carries
  * PF_IO_HANDOFF for the issue; if it sleeps, the scheduler calls
- * iouh_sleeping(). The identity handoff to an idle worker is not in this
- * version: the task blocks in place, as the RFC does when no worker can be
- * claimed, and that is counted as fallback_worker.
+ * iouh_sleeping(), which hands the identity to an idle worker if it can.
  */
 #include "handoff.h"
 #include "handoff_trace.h"
@@ -46,9 +44,14 @@ static const bool iouh_blockable[IORING_OP_LAST] = {
 	[IORING_OP_FTRUNCATE]		= true,
 };
 
-/* rings whose issue runs elsewhere or can't resume mid-batch */
+/*
+ * Rings whose issue runs elsewhere or can't resume mid-batch, and rings bound
+ * to their submitter's task_struct (ctx->submitter_task).
+ */
 #define IOUH_RING_REFUSED	(IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL | \
-				 IORING_SETUP_SQ_REWIND)
+				 IORING_SETUP_SQ_REWIND | \
+				 IORING_SETUP_SINGLE_ISSUER | \
+				 IORING_SETUP_DEFER_TASKRUN)
 
 static bool iouh_refuse(struct io_kiocb *req, enum iouh_counter why)
 {
@@ -79,6 +82,12 @@ bool iouh_may_inline(struct io_kiocb *req)
 		return iouh_refuse(req, IOUH_FB_POLL);
 	if (!iouh_task_allowed(current))
 		return iouh_refuse(req, IOUH_FB_TASK);
+	/*
+	 * No idle worker means an issue that blocks blocks in place. Still
+	 * better than the punt for the many that don't, fork one for next time.
+	 */
+	if (!iouh_have_spare(current->io_uring))
+		atomic64_inc(&iouh_counters[IOUH_FB_SPARE]);
 	return true;
 }
 
@@ -109,13 +118,17 @@ static bool iouh_wants_restart(int ret)
 	       ret == -ERESTARTNOHAND || ret == -ERESTART_RESTARTBLOCK;
 }
 
-/* PF_IO_HANDOFF still set means the issue never slept */
+/*
+ * PF_IO_HANDOFF still set means the issue never slept. No ->io_uring means
+ * it slept and handed off: the signal mask went with the identity.
+ */
 int iouh_issue_end(struct io_kiocb *req, int ret)
 {
 	bool blocked = !(current->flags & PF_IO_HANDOFF);
 
 	current->flags &= ~PF_IO_HANDOFF;
-	sigprocmask(SIG_SETMASK, &current->saved_sigmask, NULL);
+	if (current->io_uring)
+		sigprocmask(SIG_SETMASK, &current->saved_sigmask, NULL);
 	if (!blocked)
 		atomic64_inc(&iouh_counters[IOUH_INLINE_DONE]);
 	trace_io_uring_handoff_inline(req, blocked, ret);
@@ -123,14 +136,4 @@ int iouh_issue_end(struct io_kiocb *req, int ret)
 	if (iouh_wants_restart(ret))
 		return -EAGAIN;
 	return ret;
-}
-
-/*
- * The scheduler's hook, current is about to sleep. Only the first sleep of
- * an issue counts: clearing the flag also tells iouh_issue_end() it slept.
- */
-void iouh_sleeping(struct task_struct *tsk)
-{
-	tsk->flags &= ~PF_IO_HANDOFF;
-	atomic64_inc(&iouh_counters[IOUH_FB_WORKER]);
 }

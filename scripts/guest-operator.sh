@@ -3,7 +3,7 @@
 # through the DKMS install, modinfo, the ABI refusal, rmmod under load.
 # Uses record() from guest-run.sh.
 NAME=io_uring_handoff
-BADKO=$BUILD/module-badabi/$NAME.ko
+BADKO=$BUILD/module-badabi/module/$NAME.ko
 BENCH=$BUILD/bench/iouh-bench
 
 op_check() {	# name, then a command that must succeed

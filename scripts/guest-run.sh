@@ -90,7 +90,11 @@ else
 	record fail module/modprobe
 fi
 module_check loaded
+# with the module loaded the id_* tests require a handoff, not just allow one
+IOUH_EXPECT_HANDOFF=1
+export IOUH_EXPECT_HANDOFF
 want project && project_tests handoff
+unset IOUH_EXPECT_HANDOFF
 want liburing && liburing_suite handoff
 (cd $SYSFS && grep . *) > $RES/counters-handoff.txt
 echo 0 > $SYSFS/enabled
