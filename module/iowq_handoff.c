@@ -109,7 +109,7 @@ void iouh_sleeping(struct task_struct *tsk)
 		return iouh_blocked_in_place(IOUH_FB_LOCK);
 	if (!iouh_prepare(tsk))
 		return iouh_blocked_in_place(IOUH_FB_PREPARE);
-	ho = kmalloc(sizeof(*ho), GFP_NOWAIT | __GFP_NOWARN);
+	ho = kmalloc_obj(*ho, GFP_NOWAIT | __GFP_NOWARN);
 	if (!ho)
 		return iouh_blocked_in_place(IOUH_FB_WORKER);
 	ho->src = tsk;

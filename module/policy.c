@@ -83,7 +83,7 @@ bool iouh_may_inline(struct io_kiocb *req)
 	if (!iouh_task_allowed(current))
 		return iouh_refuse(req, IOUH_FB_TASK);
 	/*
-	 * No idle worker means an issue that blocks blocks in place. Still
+	 * Without an idle worker a blocking issue stays in place. Still
 	 * better than the punt for the many that don't, fork one for next time.
 	 */
 	if (!iouh_have_spare(current->io_uring))
