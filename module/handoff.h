@@ -50,6 +50,7 @@ void iouh_sleeping(struct task_struct *tsk);
 
 /* identity.c: can the identity of current be handed off at all */
 bool iouh_task_allowed(struct task_struct *tsk);
+bool iouh_task_bound(struct task_struct *tsk);
 
 /* migrate.c: moving it */
 bool iouh_compatible(struct task_struct *src, struct task_struct *dst);

@@ -12,7 +12,7 @@
 #include <linux/uprobes.h>
 
 /* state that points at the task_struct rather than at the identity */
-static bool iouh_task_bound(struct task_struct *tsk)
+bool iouh_task_bound(struct task_struct *tsk)
 {
 	/* a tracer, or tracees, hold the task_struct */
 	if (tsk->ptrace || !list_empty(&tsk->ptraced))

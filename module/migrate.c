@@ -79,16 +79,9 @@ bool iouh_compatible(struct task_struct *src, struct task_struct *dst)
 /* on the source right before it blocks: re-check, then sync user state */
 bool iouh_prepare(struct task_struct *tsk)
 {
-	if (tsk->ptrace)
+	/* may have changed since iouh_task_allowed() */
+	if (iouh_task_bound(tsk))
 		return false;
-#ifdef CONFIG_PERF_EVENTS
-	if (tsk->perf_event_ctxp)
-		return false;
-#endif
-#ifdef CONFIG_FUTEX
-	if (!list_empty(&tsk->futex.pi_state_list))
-		return false;
-#endif
 	return iouh_arch_prepare();
 }
 
