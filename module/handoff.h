@@ -32,6 +32,9 @@ struct iouh_stats {
 	u64				stime;
 	u64				gtime;
 	u64				exec_runtime;
+	/* what cputime_adjust() last reported, it keeps the tid monotonic */
+	u64				prev_utime;
+	u64				prev_stime;
 	unsigned long			min_flt;
 	unsigned long			maj_flt;
 	unsigned long			nvcsw;

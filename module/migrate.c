@@ -104,6 +104,8 @@ void iouh_stats_take(struct iouh_stats *st)
 	p->gtime = 0;
 #ifndef CONFIG_VIRT_CPU_ACCOUNTING_NATIVE
 	raw_spin_lock(&p->prev_cputime.lock);
+	st->prev_utime = p->prev_cputime.utime;
+	st->prev_stime = p->prev_cputime.stime;
 	p->prev_cputime.utime = 0;
 	p->prev_cputime.stime = 0;
 	raw_spin_unlock(&p->prev_cputime.lock);
@@ -130,6 +132,12 @@ static void iouh_stats_add(struct task_struct *p, struct iouh_stats *st)
 	p->utime += st->utime;
 	p->stime += st->stime;
 	p->gtime += st->gtime;
+#ifndef CONFIG_VIRT_CPU_ACCOUNTING_NATIVE
+	raw_spin_lock(&p->prev_cputime.lock);
+	p->prev_cputime.utime += st->prev_utime;
+	p->prev_cputime.stime += st->prev_stime;
+	raw_spin_unlock(&p->prev_cputime.lock);
+#endif
 	local_irq_enable();
 
 	p->min_flt += st->min_flt;
