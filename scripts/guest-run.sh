@@ -8,8 +8,10 @@ RES=/run/results
 OUT=$RES/results.txt
 BUILD=$REPO/build
 SYSFS=/sys/kernel/io_uring_handoff
-LTMO=${LIBURING_TIMEOUT:-60}
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+# the host's IOUH_* variables, see run-vm.sh
+. $RES/guest.env
+LTMO=${IOUH_TIMEOUT:-60}
 export IOUH_TMPFS=/tmp/iouh IOUH_EXT4=/run/ext4/iouh
 mkdir -p "$IOUH_TMPFS" "$IOUH_EXT4"
 : > "$OUT"
@@ -29,10 +31,13 @@ run_one() {	# phase name cmd...
 	esac
 }
 
+# IOUH_TESTS: only these project tests (names without a path)
 project_tests() {	# mode
 	export IOUH_MODE=$1
 	for t in "$BUILD"/tests/*; do
 		[ -x "$t" ] || continue
+		[ -n "${IOUH_TESTS:-}" ] &&
+			[[ " $IOUH_TESTS " != *" $(basename "$t") "* ]] && continue
 		run_one "$1" "tests/$(basename "$t")" "$t"
 	done
 }
@@ -65,7 +70,7 @@ module_check() {	# expect: loaded|unloaded
 }
 
 echo "guest: $(uname -r), $(nproc) cpus"
-SUITES=${IOUH_SUITES:-project liburing}
+SUITES=${IOUH_SUITES:-project liburing operator}
 want() { case " $SUITES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # a bench boot runs only the benchmark, see scripts/bench-guest.sh
@@ -83,8 +88,16 @@ fi
 want project && project_tests stock
 want liburing && liburing_suite stock
 
-# the DKMS copy through modules.dep, as an operator loads it
-if modprobe io_uring_handoff; then
+# the DKMS copy through modules.dep, as an operator loads it; IOUH_KO
+# names another build of the module to insmod instead (A/B of module code)
+load_module() {
+	if [ -n "${IOUH_KO:-}" ]; then
+		insmod "$IOUH_KO"
+	else
+		modprobe io_uring_handoff
+	fi
+}
+if load_module; then
 	record pass module/modprobe
 else
 	record fail module/modprobe
@@ -106,7 +119,7 @@ if rmmod io_uring_handoff; then
 else
 	record fail module/rmmod
 fi
-if want project; then
+if want operator; then
 	. "$REPO/scripts/guest-operator.sh"
 	operator_checks
 fi

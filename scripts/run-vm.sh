@@ -23,12 +23,12 @@ qemu_base() {
 	echo qemu-system-x86_64 -nographic -no-reboot -smp "$SMP" -m "$MEM" \
 		-kernel "$KIMG" -initrd "$initrd"
 }
-SUITES=${IOUH_SUITES:-project liburing}
-CMDLINE="console=ttyS0 panic=-1 oops=panic iouh.repo=$REPO iouh.suites=${SUITES// /,}"
-for v in SECS ROUNDS OPS QDS FS; do
-	val=$(eval echo "\${IOUH_BENCH_$v:-}")
-	[ -n "$val" ] && CMDLINE+=" iouh.bench_${v,,}=${val// /,}"
-done
+CMDLINE="console=ttyS0 panic=-1 oops=panic iouh.repo=$REPO"
+# every IOUH_* variable of the caller reaches scripts/guest-run.sh, which
+# sources this file from the results share
+for v in ${!IOUH_@}; do
+	printf 'export %s=%q\n' "$v" "${!v}"
+done > "$RES/guest.env"
 
 accel=tcg
 cpu=max

@@ -243,3 +243,96 @@ void run_leader_and_thread(void *(*fn)(void *))
 	fn((void *)1);
 	run_in_thread(fn, NULL);
 }
+
+void hf_fifo_init(struct hf_fifo *f, const char *name)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s/%s.%d", test_dir("IOUH_TMPFS"),
+		 name, gettid());
+	unlink(f->path);
+	if (mkfifo(f->path, 0600))
+		fail("mkfifo %s: %s", f->path, strerror(errno));
+	hf_track(f->path, 1);
+}
+
+void hf_fifo_prep_open(struct hf_fifo *f, struct io_uring_sqe *sqe,
+		       unsigned long long user_data)
+{
+	io_uring_prep_openat(sqe, AT_FDCWD, f->path, O_RDONLY | O_CREAT, 0600);
+	io_uring_sqe_set_data64(sqe, user_data);
+}
+
+static void *hf_fifo_writer(void *arg)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+	struct hf_fifo *f = arg;
+	long long end;
+	int fd = -1;
+
+	if (f->delay_ms)
+		usleep(f->delay_ms * 1000);
+	end = hf_now_ms() + 20000;
+	/* ENXIO until a reader waits in the open */
+	while (hf_now_ms() < end) {
+		fd = open(f->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 || errno != ENXIO)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (fd >= 0) {
+		usleep(50 * 1000);
+		close(fd);
+	}
+	return NULL;
+}
+
+void hf_fifo_release_after(struct hf_fifo *f, int ms)
+{
+	int ret;
+
+	f->delay_ms = ms;
+	ret = pthread_create(&f->writer, NULL, hf_fifo_writer, f);
+	if (ret)
+		fail("pthread_create: %s", strerror(ret));
+	f->writer_started = 1;
+}
+
+void hf_fifo_check_fd(struct hf_fifo *f, int res)
+{
+	struct stat st, want;
+
+	if (res < 0)
+		fail("openat of the FIFO: %d (%s)", res, strerror(-res));
+	if (stat(f->path, &want) || fstat(res, &st) ||
+	    st.st_ino != want.st_ino || !S_ISFIFO(st.st_mode))
+		fail("openat returned fd %d, not the FIFO", res);
+	close(res);
+}
+
+void hf_fifo_exit(struct hf_fifo *f)
+{
+	if (f->writer_started)
+		pthread_join(f->writer, NULL);
+	f->writer_started = 0;
+	unlink(f->path);
+	hf_track(f->path, 0);
+}
+
+long long hf_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int hf_window_delay(int ms)
+{
+	FILE *f = fopen("/sys/module/io_uring_handoff/parameters/debug_window_ms",
+			"w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", ms);
+	return fclose(f) ? -1 : 0;
+}

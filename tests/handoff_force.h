@@ -3,6 +3,7 @@
 #define IOUH_TEST_HANDOFF_FORCE_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <liburing.h>
 
@@ -47,6 +48,42 @@ int hf_reap_one(struct io_uring *ring, unsigned long long user_data);
  */
 long long hf_block_flags(struct hf *hf, unsigned int sqe_flags);
 long long hf_block(struct hf *hf);
+
+/*
+ * A FIFO in IOUH_TMPFS. openat(O_RDONLY | O_CREAT) of it is force-async (by
+ * O_CREAT) and sleeps interruptibly until a writer opens it: a blocking op
+ * that blocks for as long as the test wants, unlike the ext4 fsync.
+ */
+struct hf_fifo {
+	char path[PATH_MAX];
+	pthread_t writer;
+	int writer_started;
+	int delay_ms;
+};
+
+void hf_fifo_init(struct hf_fifo *f, const char *name);
+/* an openat of the FIFO for reading (O_RDONLY | O_CREAT) into @sqe */
+void hf_fifo_prep_open(struct hf_fifo *f, struct io_uring_sqe *sqe,
+		       unsigned long long user_data);
+/*
+ * Open the FIFO for writing after @ms, from a helper thread (nonblocking,
+ * retried until a reader waits, for up to 20 s), which releases the reader.
+ */
+void hf_fifo_release_after(struct hf_fifo *f, int ms);
+/* @res of the openat must be an fd of the FIFO: fail if not, close it */
+void hf_fifo_check_fd(struct hf_fifo *f, int res);
+/* join the writer, unlink the FIFO */
+void hf_fifo_exit(struct hf_fifo *f);
+
+/* CLOCK_MONOTONIC in ms */
+long long hf_now_ms(void);
+
+/*
+ * Widen the handoff window: the promoted worker waits @ms before it takes
+ * over the identity (module parameter debug_window_ms, a test hook). 0 if
+ * the module has it, -1 if not. hf_window_delay(0) restores the default.
+ */
+int hf_window_delay(int ms);
 
 /* read a small text file into @buf (NUL terminated), -1 on error */
 int read_text(const char *path, char *buf, size_t size);
