@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -184,6 +185,25 @@ void hf_dirty(struct hf *hf)
 		fail("pwrite %s: %s", hf->path, strerror(errno));
 }
 
+void hf_warm(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int ret;
+
+	if (!sqe)
+		fail("no SQE");
+	io_uring_prep_nop(sqe);
+	sqe->flags |= IOSQE_ASYNC;
+	sqe->user_data = HF_USER_DATA;
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		fail("submit warm-up NOP: %d", ret);
+	ret = hf_reap_one(ring, HF_USER_DATA);
+	if (ret)
+		fail("warm-up NOP: %d", ret);
+	hf_wait_idle_worker();
+}
+
 void hf_init_flags(struct hf *hf, const char *name, unsigned int ring_flags)
 {
 	const char *dir = test_dir("IOUH_EXT4");
@@ -262,6 +282,11 @@ void hf_fifo_prep_open(struct hf_fifo *f, struct io_uring_sqe *sqe,
 	io_uring_sqe_set_data64(sqe, user_data);
 }
 
+static int hf_fifo_go(struct hf_fifo *f)
+{
+	return __atomic_load_n(&f->go, __ATOMIC_ACQUIRE);
+}
+
 static void *hf_fifo_writer(void *arg)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
@@ -269,11 +294,13 @@ static void *hf_fifo_writer(void *arg)
 	long long end;
 	int fd = -1;
 
-	if (f->delay_ms)
-		usleep(f->delay_ms * 1000);
+	/* the delay, unless hf_fifo_release_now() or _cancel() cut it short */
+	end = hf_now_ms() + f->delay_ms;
+	while (!hf_fifo_go(f) && hf_now_ms() < end)
+		nanosleep(&ms, NULL);
 	end = hf_now_ms() + 20000;
 	/* ENXIO until a reader waits in the open */
-	while (hf_now_ms() < end) {
+	while (hf_fifo_go(f) >= 0 && hf_now_ms() < end) {
 		fd = open(f->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd >= 0 || errno != ENXIO)
 			break;
@@ -297,6 +324,16 @@ void hf_fifo_release_after(struct hf_fifo *f, int ms)
 	f->writer_started = 1;
 }
 
+void hf_fifo_release_now(struct hf_fifo *f)
+{
+	__atomic_store_n(&f->go, 1, __ATOMIC_RELEASE);
+}
+
+void hf_fifo_release_cancel(struct hf_fifo *f)
+{
+	__atomic_store_n(&f->go, -1, __ATOMIC_RELEASE);
+}
+
 void hf_fifo_check_fd(struct hf_fifo *f, int res)
 {
 	struct stat st, want;
@@ -318,6 +355,33 @@ void hf_fifo_exit(struct hf_fifo *f)
 	hf_track(f->path, 0);
 }
 
+int hf_wait_cqe_ms(struct io_uring *ring, int ms, unsigned long long *user_data,
+		   int *res)
+{
+	long long left, end = hf_now_ms() + ms;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	do {
+		struct __kernel_timespec ts;
+
+		left = end - hf_now_ms();
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = left % 1000 * 1000000;
+		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+		if (ret == -ETIME)
+			return 0;
+		if (ret && ret != -EINTR)
+			fail("wait_cqe_timeout: %s", strerror(-ret));
+	} while (ret);
+	*user_data = cqe->user_data;
+	*res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return 1;
+}
+
 long long hf_now_ms(void)
 {
 	struct timespec ts;
@@ -335,4 +399,120 @@ int hf_window_delay(int ms)
 		return -1;
 	fprintf(f, "%d\n", ms);
 	return fclose(f) ? -1 : 0;
+}
+
+#define HF_WINDOW_PARAM	"/sys/module/io_uring_handoff/parameters/debug_window_ms"
+
+/* the process that widened the window, the only one that restores it */
+static pid_t hf_window_owner;
+
+static void hf_window_restore(void)
+{
+	if (hf_window_owner == getpid())
+		hf_window_delay(0);
+}
+
+/* SIGALRM, SIGTERM: restore (async-signal-safe) and fail */
+static void hf_window_fatal(int sig)
+{
+	static const char alrm[] = "FAIL: timed out (SIGALRM)\n";
+	static const char term[] = "FAIL: terminated (SIGTERM)\n";
+	ssize_t n;
+	int fd;
+
+	if (hf_window_owner == getpid()) {
+		fd = open(HF_WINDOW_PARAM, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = write(fd, "0\n", 2);
+			close(fd);
+		}
+	}
+	if (sig == SIGALRM)
+		n = write(STDERR_FILENO, alrm, sizeof(alrm) - 1);
+	else
+		n = write(STDERR_FILENO, term, sizeof(term) - 1);
+	(void)n;
+	_exit(T_FAIL);
+}
+
+int hf_window_widen(int ms)
+{
+	static int noted;
+	int ret;
+
+	if (!hf_window_owner) {
+		struct sigaction sa = { .sa_handler = hf_window_fatal };
+
+		hf_window_owner = getpid();
+		atexit(hf_window_restore);
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGALRM, &sa, NULL) ||
+		    sigaction(SIGTERM, &sa, NULL))
+			fail("sigaction: %s", strerror(errno));
+	}
+	ret = hf_window_delay(ms);
+	if (ret && ms && mode_handoff() && !noted++)
+		fprintf(stderr,
+			"note: no debug_window_ms, the window stays short\n");
+	return ret;
+}
+
+int hf_window_open(pid_t pid)
+{
+	char path[300], buf[64];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid,
+			 de->d_name);
+		if (read_text(path, buf, sizeof(buf)))
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		found = !strcmp(buf, "msleep");
+	}
+	closedir(d);
+	return found;
+}
+
+char hf_task_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (read_text(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int hf_wait_asleep(pid_t pid, pid_t tid, int ms)
+{
+	struct timespec one = { 0, 1000 * 1000 };
+	long long end = hf_now_ms() + ms;
+	char st;
+
+	do {
+		st = hf_task_state(pid, tid);
+		if (st == 'S' || st == 'D')
+			return 1;
+		nanosleep(&one, NULL);
+	} while (hf_now_ms() < end);
+	return 0;
+}
+
+void hf_remove_file(const char *name, pid_t tid)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s.%d", test_dir("IOUH_EXT4"), name,
+		 tid);
+	unlink(path);
 }

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <liburing.h>
 
 /*
@@ -35,6 +36,12 @@ void hf_dirty(struct hf *hf);
 /* wait until an idle io-wq worker of the calling thread shows up */
 void hf_wait_idle_worker(void);
 /*
+ * Make the calling thread warm on @ring: an IOSQE_ASYNC NOP creates its
+ * io-wq worker, then wait until that worker idles. Without one, a request
+ * can't be handed off, so it isn't issued inline either.
+ */
+void hf_warm(struct io_uring *ring);
+/*
  * Submit one fsync with @sqe_flags and wait: exactly one CQE must arrive,
  * with the right user_data. Returns its res. Signals are fine meanwhile.
  */
@@ -59,6 +66,8 @@ struct hf_fifo {
 	pthread_t writer;
 	int writer_started;
 	int delay_ms;
+	/* 0: wait out delay_ms, 1: go now, -1: give up, see below */
+	int go;
 };
 
 void hf_fifo_init(struct hf_fifo *f, const char *name);
@@ -70,10 +79,25 @@ void hf_fifo_prep_open(struct hf_fifo *f, struct io_uring_sqe *sqe,
  * retried until a reader waits, for up to 20 s), which releases the reader.
  */
 void hf_fifo_release_after(struct hf_fifo *f, int ms);
+/*
+ * The writer of hf_fifo_release_after() as a deadline: open the FIFO for
+ * writing now instead of when the delay is over, or never (it stops trying
+ * too), so a test can guard a submit that may block in place and still
+ * decide itself when, or whether, the reader is released.
+ */
+void hf_fifo_release_now(struct hf_fifo *f);
+void hf_fifo_release_cancel(struct hf_fifo *f);
 /* @res of the openat must be an fd of the FIFO: fail if not, close it */
 void hf_fifo_check_fd(struct hf_fifo *f, int res);
 /* join the writer, unlink the FIFO */
 void hf_fifo_exit(struct hf_fifo *f);
+
+/*
+ * Wait up to @ms for a CQE, retrying on signals: 1 and its user_data and res
+ * (the CQE is consumed), 0 if none came in time.
+ */
+int hf_wait_cqe_ms(struct io_uring *ring, int ms, unsigned long long *user_data,
+		   int *res);
 
 /* CLOCK_MONOTONIC in ms */
 long long hf_now_ms(void);
@@ -84,6 +108,25 @@ long long hf_now_ms(void);
  * the module has it, -1 if not. hf_window_delay(0) restores the default.
  */
 int hf_window_delay(int ms);
+/*
+ * hf_window_delay(@ms) for the rest of the test, @ms 0 included: the
+ * calling process restores the default at exit, and when SIGALRM or SIGTERM
+ * (alarm(), the harness' timeout) end it, which then fails the test. In mode
+ * handoff a module without the hook gets a note: the test still runs, the
+ * window is just short. Returns what hf_window_delay() did.
+ */
+int hf_window_widen(int ms);
+/*
+ * Is a widened window open in process @pid right now: one of its threads,
+ * a promoted worker, waits out debug_window_ms (wchan msleep). For notes.
+ */
+int hf_window_open(pid_t pid);
+/* the state letter of task @tid of process @pid (R, S, D, ...), 0 if gone */
+char hf_task_state(pid_t pid, pid_t tid);
+/* wait up to @ms until that task sleeps (S or D): 1 if it does, 0 if not */
+int hf_wait_asleep(pid_t pid, pid_t tid, int ms);
+/* remove the hf_init() file @name that a killed task @tid left behind */
+void hf_remove_file(const char *name, pid_t tid);
 
 /* read a small text file into @buf (NUL terminated), -1 on error */
 int read_text(const char *path, char *buf, size_t size);

@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Thread states that can't move with the identity are refused for a
+ * handoff: every refusal of the RFC's thread_handoff_allowed() userspace
+ * can arm. Each case runs in a fresh thread (the vfork one in a vfork
+ * child) that first gets its idle io-wq worker, then arms the state, then
+ * does a blocking submit: the fsync must complete with 0; in mode handoff
+ * "handoffs" must not move and "fallback_task" must; and afterwards the
+ * state must still be in force on the thread.
+ *
+ *  (a) syscall user dispatch (PR_SET_SYSCALL_USER_DISPATCH, selector at
+ *      ALLOW for the submit): a getppid() with the selector at BLOCK must
+ *      still raise SIGSYS;
+ *  (b) an armed per-thread CPU timer (CLOCK_THREAD_CPUTIME_ID, 10 s): it
+ *      must still be armed. It notifies with a signal, as SIGEV_NONE CPU
+ *      timers are never queued on the task (posix_cpu_timer_set());
+ *  (c) a per-thread perf event (software task clock): it must still count;
+ *  (d) owner of a PI futex with a waiter blocked on it: the unlock must
+ *      hand the lock to the waiter;
+ *  (e) SCHED_FIFO priority 10: still FIFO 10 afterwards;
+ *  (f) ioperm() of port 0x80: an inb() of it must still not fault;
+ *  (g) a vfork child (CLONE_VM | CLONE_VFORK, its parent waits on its
+ *      task_struct): the child's fsync completes with 0;
+ *  (h) the L1D flush control (PR_SPEC_L1D_FLUSH): here a handoff that
+ *      carries it is as good as a refusal, only that it stays enabled is
+ *      checked;
+ *  (i) a core scheduling cookie (PR_SCHED_CORE_CREATE): the same cookie
+ *      afterwards.
+ *
+ * A case whose state the kernel can't arm is skipped: (c) without perf
+ * events, (f) without CONFIG_X86_IOPL_IOPERM or off x86, (h) unless booted
+ * with l1d_flush=on on hardware that has it, (i) without CONFIG_SCHED_CORE
+ * or SMT, (a) without CONFIG_GENERIC_ENTRY, (e) where RT is not permitted.
+ * The test passes if the others pass (stderr names the skipped ones), and
+ * skips if all are skipped. Needs root. Blocking is forced by fsync of
+ * dirty data on ext4, see handoff_force.c.
+ *
+ * Fails on a kernel/module that hands off a thread in one of these states:
+ * the state stays behind on the task_struct, now an io-wq worker, while the
+ * identity returns to userspace without it (dispatch off, the timer
+ * sampling another thread's clock, a perf context counting the worker, a
+ * PI owner that is not the tid in the futex word, ...).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <linux/perf_event.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#if defined(__x86_64__)
+#include <sys/io.h>
+#endif
+#include "common.h"
+#include "handoff_force.h"
+
+#ifndef SYS_USER_DISPATCH
+#define SYS_USER_DISPATCH	2
+#endif
+
+#define NAME		"id_refusal_task"
+#define VFORK_STACK	(1024 * 1024)
+
+struct refusal {
+	long long ho, fb;
+};
+
+static char skipped[1024];
+static int passed;
+
+/* a case that can't arm its state: noted, the others go on */
+static void case_skip(const char *fmt, ...)
+{
+	size_t len = strlen(skipped);
+	va_list ap;
+
+	if (len)
+		len += snprintf(skipped + len, sizeof(skipped) - len, "; ");
+	if (len >= sizeof(skipped))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(skipped + len, sizeof(skipped) - len, fmt, ap);
+	va_end(ap);
+}
+
+static void refused_block(struct hf *hf, struct refusal *r)
+{
+	r->fb = handoff_counter("fallback_task");
+	r->ho = hf_block(hf);
+}
+
+static void expect_refused(const char *what, const struct refusal *r)
+{
+	long long ho = handoff_counter("handoffs");
+	long long fb = handoff_counter("fallback_task");
+
+	/* the same as the two below, but naming the case */
+	if (mode_handoff() && ho != r->ho)
+		fail("%s: handed off (handoffs %lld -> %lld), must be refused",
+		     what, r->ho, ho);
+	if (mode_handoff() && (r->fb < 0 || fb <= r->fb))
+		fail("%s: fallback_task did not move (%lld -> %lld)", what,
+		     r->fb, fb);
+	expect_unmoved("handoffs", r->ho);
+	expect_moved("fallback_task", r->fb);
+}
+
+/* (a) syscall user dispatch */
+
+static volatile char sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+static volatile sig_atomic_t sud_sigsys;
+
+static void sud_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	/* first: the handler's sigreturn is a dispatched syscall too */
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (si->si_code == SYS_USER_DISPATCH)
+		sud_sigsys++;
+}
+
+static void *syscall_user_dispatch(void *arg)
+{
+	const char *what = "(a) syscall user dispatch";
+	struct sigaction sa, old;
+	struct refusal r;
+	struct hf hf;
+	int hits;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sud_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, &old))
+		fail("sigaction: %s", strerror(errno));
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
+		  &sud_selector)) {
+		case_skip("%s: %s", what, strerror(errno));
+		goto out;
+	}
+
+	/* io_uring_enter() and all else with the selector at ALLOW */
+	refused_block(&hf, &r);
+
+	sud_sigsys = 0;
+	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	syscall(SYS_getppid);
+	/* the handler did this if dispatch is still on */
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	hits = sud_sigsys;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0))
+		fail("%s: PR_SYS_DISPATCH_OFF: %s", what, strerror(errno));
+	if (hits != 1)
+		fail("%s: getppid() at BLOCK raised %d SIGSYS, expected 1: dispatch lost",
+		     what, hits);
+	expect_refused(what, &r);
+	passed++;
+out:
+	sigaction(SIGSYS, &old, NULL);
+	hf_exit(&hf);
+	return NULL;
+}
+
+/* (b) an armed per-thread CPU timer */
+
+static void noop_handler(int sig)
+{
+	(void)sig;
+}
+
+static void *thread_cpu_timer(void *arg)
+{
+	const char *what = "(b) per-thread CPU timer";
+	struct itimerspec its = { .it_value = { 10, 0 } }, now;
+	struct sigevent sev;
+	struct sigaction sa;
+	struct refusal r;
+	struct hf hf;
+	timer_t t;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	/* 10 s of this thread's CPU time: never fires here */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = noop_handler;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, NULL))
+		fail("sigaction: %s", strerror(errno));
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = SIGUSR2;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t)) {
+		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			fail("%s: timer_create: %s", what, strerror(errno));
+		case_skip("%s: %s", what, strerror(errno));
+		goto out;
+	}
+	if (timer_settime(t, 0, &its, NULL))
+		fail("%s: timer_settime: %s", what, strerror(errno));
+
+	refused_block(&hf, &r);
+
+	if (timer_gettime(t, &now))
+		fail("%s: timer_gettime: %s", what, strerror(errno));
+	if ((!now.it_value.tv_sec && !now.it_value.tv_nsec) ||
+	    now.it_value.tv_sec > 10)
+		fail("%s: %ld.%09ld s left, not armed for the 10 s any more",
+		     what, (long)now.it_value.tv_sec, now.it_value.tv_nsec);
+	if (timer_delete(t))
+		fail("%s: timer_delete: %s", what, strerror(errno));
+	expect_refused(what, &r);
+	passed++;
+out:
+	hf_exit(&hf);
+	return NULL;
+}
+
+/* (c) a per-thread perf event */
+
+static void *perf_event(void *arg)
+{
+	const char *what = "(c) per-thread perf event";
+	struct perf_event_attr pa;
+	unsigned long long count;
+	struct refusal r;
+	struct hf hf;
+	int fd;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_SOFTWARE;
+	pa.config = PERF_COUNT_SW_TASK_CLOCK;
+	fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOSYS && errno != EACCES &&
+		    errno != EPERM && errno != EOPNOTSUPP)
+			fail("%s: perf_event_open: %s", what, strerror(errno));
+		case_skip("%s: %s", what, strerror(errno));
+		goto out;
+	}
+
+	refused_block(&hf, &r);
+
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		fail("%s: read: %s", what, strerror(errno));
+	if (!count)
+		fail("%s: the task clock counted nothing", what);
+	close(fd);
+	expect_refused(what, &r);
+	passed++;
+out:
+	hf_exit(&hf);
+	return NULL;
+}
+
+/* (d) owner of a PI futex with a waiter */
+
+struct pi_waiter {
+	pthread_mutex_t *m;
+	int got;
+};
+
+static void *pi_wait(void *arg)
+{
+	struct pi_waiter *w = arg;
+	int ret;
+
+	ret = pthread_mutex_lock(w->m);
+	if (ret)
+		fail("waiter: pthread_mutex_lock: %s", strerror(ret));
+	__atomic_store_n(&w->got, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(w->m);
+	return NULL;
+}
+
+static void *pi_futex_owner(void *arg)
+{
+	const char *what = "(d) PI futex owner";
+	struct timespec ms = { 0, 1000 * 1000 }, end;
+	struct pi_waiter w = { 0 };
+	pthread_mutexattr_t ma;
+	pthread_mutex_t m;
+	struct refusal r;
+	unsigned int word;
+	struct hf hf;
+	pthread_t t;
+	int ret, i;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	pthread_mutexattr_init(&ma);
+	ret = pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	if (ret)
+		fail("%s: PTHREAD_PRIO_INHERIT: %s", what, strerror(ret));
+	ret = pthread_mutex_init(&m, &ma);
+	if (ret)
+		fail("%s: pthread_mutex_init: %s", what, strerror(ret));
+	ret = pthread_mutex_lock(&m);
+	if (ret)
+		fail("%s: pthread_mutex_lock: %s", what, strerror(ret));
+	w.m = &m;
+	ret = pthread_create(&t, NULL, pi_wait, &w);
+	if (ret)
+		fail("pthread_create: %s", strerror(ret));
+	/* FUTEX_WAITERS: the waiter is in FUTEX_LOCK_PI, pi_state is ours */
+	for (i = 0; i < 2000; i++) {
+		word = __atomic_load_n((unsigned int *)&m.__data.__lock,
+				       __ATOMIC_ACQUIRE);
+		if (word & FUTEX_WAITERS)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (!(word & FUTEX_WAITERS))
+		fail("%s: the waiter did not block in the kernel (futex %#x)",
+		     what, word);
+	usleep(100 * 1000);
+
+	refused_block(&hf, &r);
+
+	word = __atomic_load_n((unsigned int *)&m.__data.__lock,
+			       __ATOMIC_ACQUIRE);
+	if ((word & FUTEX_TID_MASK) != (unsigned int)gettid())
+		fail("%s: futex word %#x, owner is not tid %d", what, word,
+		     gettid());
+	if (__atomic_load_n(&w.got, __ATOMIC_ACQUIRE))
+		fail("%s: the waiter got the lock while we held it", what);
+	ret = pthread_mutex_unlock(&m);
+	if (ret)
+		fail("%s: pthread_mutex_unlock: %s", what, strerror(ret));
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += 5;
+	ret = pthread_timedjoin_np(t, NULL, &end);
+	if (ret)
+		fail("%s: waiter not done 5 s after the unlock: %s", what,
+		     strerror(ret));
+	if (!__atomic_load_n(&w.got, __ATOMIC_ACQUIRE))
+		fail("%s: the waiter never got the lock", what);
+	pthread_mutex_destroy(&m);
+	pthread_mutexattr_destroy(&ma);
+	expect_refused(what, &r);
+	passed++;
+	hf_exit(&hf);
+	return NULL;
+}
+
+/* (e) SCHED_FIFO */
+
+static void *sched_fifo(void *arg)
+{
+	const char *what = "(e) SCHED_FIFO 10";
+	struct sched_param sp = { .sched_priority = 10 };
+	struct refusal r;
+	struct hf hf;
+	int pol;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		if (errno != EPERM)
+			fail("%s: sched_setscheduler: %s", what,
+			     strerror(errno));
+		case_skip("%s: %s", what, strerror(errno));
+		goto out;
+	}
+
+	refused_block(&hf, &r);
+
+	pol = sched_getscheduler(0);
+	memset(&sp, 0, sizeof(sp));
+	if (sched_getparam(0, &sp))
+		fail("%s: sched_getparam: %s", what, strerror(errno));
+	if (pol != SCHED_FIFO || sp.sched_priority != 10)
+		fail("%s: policy %d priority %d afterwards", what, pol,
+		     sp.sched_priority);
+	expect_refused(what, &r);
+	passed++;
+out:
+	hf_exit(&hf);
+	return NULL;
+}
+
+/* (f) ioperm */
+
+#if defined(__x86_64__)
+static sigjmp_buf io_fault;
+
+static void io_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(io_fault, 1);
+}
+
+/* may this thread inb() port 0x80, the POST diagnostic port? */
+static int port_allowed(void)
+{
+	struct sigaction sa, old;
+	int ok;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = io_segv;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &old))
+		fail("sigaction: %s", strerror(errno));
+	if (!sigsetjmp(io_fault, 1)) {
+		(void)inb(0x80);
+		ok = 1;
+	} else {
+		ok = 0;
+	}
+	sigaction(SIGSEGV, &old, NULL);
+	return ok;
+}
+
+static void *io_permissions(void *arg)
+{
+	const char *what = "(f) ioperm";
+	struct refusal r;
+	struct hf hf;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	if (ioperm(0x80, 1, 1)) {
+		case_skip("%s: %s", what, strerror(errno));
+		goto out;
+	}
+	if (!port_allowed())
+		fail("%s: inb(0x80) faults right after ioperm()", what);
+
+	refused_block(&hf, &r);
+
+	if (!port_allowed())
+		fail("%s: inb(0x80) faults, the I/O bitmap is gone", what);
+	if (ioperm(0x80, 1, 0))
+		fail("%s: ioperm off: %s", what, strerror(errno));
+	expect_refused(what, &r);
+	passed++;
+out:
+	hf_exit(&hf);
+	return NULL;
+}
+#else
+static void *io_permissions(void *arg)
+{
+	(void)arg;
+	case_skip("(f) ioperm: not x86_64");
+	return NULL;
+}
+#endif
+
+/* (g) a vfork child */
+
+struct vfork_arg {
+	char path[PATH_MAX];
+};
+
+static char vfork_buf[HF_DIRTY];
+
+/*
+ * Runs on the parent's memory while the parent waits: no hf_*() that can
+ * fail() (exit() would run the parent's atexit handlers), just _exit().
+ */
+static int vfork_child(void *arg)
+{
+	struct vfork_arg *va = arg;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int fd, i, ret;
+
+	fd = open(va->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		_exit(10);
+	if (io_uring_queue_init(8, &ring, 0))
+		_exit(11);
+	/* first a punted fsync that creates our worker, then the blocking one */
+	for (i = 0; i < 2; i++) {
+		if (i) {
+			memset(vfork_buf, 0x5a, sizeof(vfork_buf));
+			if (pwrite(fd, vfork_buf, sizeof(vfork_buf), 0) !=
+			    sizeof(vfork_buf))
+				_exit(12);
+			hf_wait_idle_worker();
+		}
+		sqe = io_uring_get_sqe(&ring);
+		if (!sqe)
+			_exit(13);
+		io_uring_prep_fsync(sqe, fd, 0);
+		if (!i)
+			sqe->flags |= IOSQE_ASYNC;
+		ret = io_uring_submit_and_wait(&ring, 1);
+		if (ret != 1)
+			_exit(14);
+		if (io_uring_wait_cqe(&ring, &cqe))
+			_exit(15);
+		if (cqe->res)
+			_exit(16 + i);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	/* the rings are mapped in the parent's mm */
+	io_uring_queue_exit(&ring);
+	close(fd);
+	_exit(0);
+}
+
+static void *vfork_parent(void *arg)
+{
+	const char *what = "(g) vfork child";
+	struct vfork_arg va;
+	struct refusal r;
+	char *stack;
+	pid_t pid;
+	int st;
+
+	(void)arg;
+	snprintf(va.path, sizeof(va.path), "%s/%s.vfork.%d",
+		 test_dir("IOUH_EXT4"), NAME, gettid());
+	stack = malloc(VFORK_STACK);
+	if (!stack)
+		fail("malloc: %s", strerror(errno));
+	r.fb = handoff_counter("fallback_task");
+	r.ho = handoff_counter("handoffs");
+	pid = clone(vfork_child, stack + VFORK_STACK,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, &va);
+	if (pid < 0)
+		fail("%s: clone: %s", what, strerror(errno));
+	if (waitpid(pid, &st, 0) != pid)
+		fail("%s: waitpid: %s", what, strerror(errno));
+	unlink(va.path);
+	free(stack);
+	if (WIFSIGNALED(st))
+		fail("%s: killed by signal %d", what, WTERMSIG(st));
+	if (WEXITSTATUS(st) == 17)
+		fail("%s: the blocking fsync failed", what);
+	if (WEXITSTATUS(st))
+		fail("%s: failed with status %d (see vfork_child())", what,
+		     WEXITSTATUS(st));
+	expect_refused(what, &r);
+	passed++;
+	return NULL;
+}
+
+/* (h) the L1D flush control */
+
+static void *l1d_flush(void *arg)
+{
+	const char *what = "(h) L1D flush";
+	struct hf hf;
+	int ret;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	if (prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH, PR_SPEC_ENABLE,
+		  0, 0)) {
+		case_skip("%s: %s", what, strerror(errno));
+		goto out;
+	}
+
+	/* refused or carried along, either is right */
+	hf_block(&hf);
+
+	ret = prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH, 0, 0, 0);
+	if (ret < 0)
+		fail("%s: PR_GET_SPECULATION_CTRL: %s", what, strerror(errno));
+	if (!(ret & PR_SPEC_ENABLE))
+		fail("%s: no longer enabled (%#x)", what, ret);
+	passed++;
+out:
+	hf_exit(&hf);
+	return NULL;
+}
+
+/* (i) a core scheduling cookie */
+
+static unsigned long core_cookie(const char *what)
+{
+	unsigned long cookie = 0;
+
+	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0,
+		  PR_SCHED_CORE_SCOPE_THREAD, &cookie))
+		fail("%s: PR_SCHED_CORE_GET: %s", what, strerror(errno));
+	return cookie;
+}
+
+static void *sched_core(void *arg)
+{
+	const char *what = "(i) core scheduling cookie";
+	unsigned long cookie, now;
+	struct refusal r;
+	struct hf hf;
+
+	(void)arg;
+	hf_init(&hf, NAME);
+	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0,
+		  PR_SCHED_CORE_SCOPE_THREAD, 0)) {
+		if (errno != EINVAL && errno != ENODEV)
+			fail("%s: PR_SCHED_CORE_CREATE: %s", what,
+			     strerror(errno));
+		case_skip("%s: %s", what, strerror(errno));
+		goto out;
+	}
+	cookie = core_cookie(what);
+	if (!cookie)
+		fail("%s: no cookie after PR_SCHED_CORE_CREATE", what);
+
+	refused_block(&hf, &r);
+
+	now = core_cookie(what);
+	if (now != cookie)
+		fail("%s: cookie %#lx, expected %#lx", what, now, cookie);
+	expect_refused(what, &r);
+	passed++;
+out:
+	hf_exit(&hf);
+	return NULL;
+}
+
+int main(void)
+{
+	alarm(50);
+	if (geteuid())
+		skip("needs root");
+	test_dir("IOUH_EXT4");
+	run_in_thread(syscall_user_dispatch, NULL);
+	run_in_thread(thread_cpu_timer, NULL);
+	run_in_thread(perf_event, NULL);
+	run_in_thread(pi_futex_owner, NULL);
+	run_in_thread(sched_fifo, NULL);
+	run_in_thread(io_permissions, NULL);
+	run_in_thread(vfork_parent, NULL);
+	run_in_thread(l1d_flush, NULL);
+	run_in_thread(sched_core, NULL);
+	if (!passed)
+		skip("no state could be armed: %s", skipped);
+	if (*skipped)
+		fprintf(stderr, "PASS, %d cases; skipped %s\n", passed,
+			skipped);
+	return T_PASS;
+}
