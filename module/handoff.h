@@ -2,69 +2,54 @@
 #ifndef IOUH_HANDOFF_H
 #define IOUH_HANDOFF_H
 
-#include <linux/atomic.h>
 #include <linux/io_uring_handoff.h>
+#include <linux/percpu.h>
 
-/* the sysfs counters; the fallback ones are the reasons of patch 14 */
+/*
+ * The counters under /sys/kernel/io_uring_handoff/, one documented table in
+ * handoff_main.c. An inline issue is counted once when it begins, and once
+ * more if it slept: handed off or blocked in place. A refused request is
+ * counted once, by its reason, and takes the stock io-wq punt.
+ */
 enum iouh_counter {
+	IOUH_INLINE_ISSUED,
 	IOUH_HANDOFFS,
-	IOUH_INLINE_DONE,
+	IOUH_BLOCKED_LOCK,
+	IOUH_BLOCKED_TASK,
 	IOUH_FB_RING,
 	IOUH_FB_POLL,
-	IOUH_FB_NOWAIT_FILE,
-	IOUH_FB_TASK,
-	IOUH_FB_SQE,
-	IOUH_FB_SPARE,
 	IOUH_FB_SIGNAL,
-	IOUH_FB_LOCK,
-	IOUH_FB_PREPARE,
+	IOUH_FB_TASK,
 	IOUH_FB_WORKER,
 	IOUH_NR_COUNTERS,
 };
 
-extern atomic64_t iouh_counters[IOUH_NR_COUNTERS];
+DECLARE_PER_CPU(u64, iouh_counters[IOUH_NR_COUNTERS]);
 extern const char * const iouh_counter_names[IOUH_NR_COUNTERS];
-bool iouh_enabled(void);
 
-/* per-thread accounting that follows the identity */
-struct iouh_stats {
-	u64				utime;
-	u64				stime;
-	u64				gtime;
-	u64				exec_runtime;
-	/* what cputime_adjust() last reported, it keeps the tid monotonic */
-	u64				prev_utime;
-	u64				prev_stime;
-	unsigned long			min_flt;
-	unsigned long			maj_flt;
-	unsigned long			nvcsw;
-	unsigned long			nivcsw;
-	struct task_io_accounting	ioac;
-};
+static inline void iouh_count(enum iouh_counter c)
+{
+	this_cpu_inc(iouh_counters[c]);
+}
 
-/* policy.c: the hooks the kernel calls */
-bool iouh_may_inline(struct io_kiocb *req);
+/* policy.c: which requests go inline, and what happens when they sleep */
 bool iouh_issue_begin(struct io_kiocb *req);
-int iouh_issue_end(struct io_kiocb *req, int ret);
-
-/* iowq_handoff.c: the sleep callback, the promoted worker's resume */
-bool iouh_have_spare(struct io_uring_task *tctx);
 void iouh_sleeping(struct task_struct *tsk);
 
-/* identity.c: can the identity of current be handed off at all */
-bool iouh_task_allowed(struct task_struct *tsk);
-bool iouh_task_bound(struct task_struct *tsk);
+/*
+ * identity.c: the lifecycle of a move. Allowed (at issue), compatible with a
+ * worker (at its reservation), prepared (at the sleep), taken (on the
+ * worker).
+ */
+bool iouh_identity_allowed(struct task_struct *tsk);
+bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst);
+bool iouh_identity_prepare(struct task_struct *tsk);
+int iouh_identity_take(struct task_struct *src);
 
-/* migrate.c: moving it */
-bool iouh_compatible(struct task_struct *src, struct task_struct *dst);
-bool iouh_prepare(struct task_struct *tsk);
-void iouh_stats_take(struct iouh_stats *st);
-int iouh_finish(struct task_struct *src, struct iouh_stats *st);
-
-/* arch/<arch>/handoff.c: the user register state */
+/* arch/<arch>/handoff.c: the user register state, same lifecycle */
 bool iouh_arch_allowed(struct task_struct *tsk);
 bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst);
 bool iouh_arch_prepare(void);
-int iouh_arch_finish(struct task_struct *src, bool leader);
+int iouh_arch_take(struct task_struct *src, bool leader);
 
 #endif

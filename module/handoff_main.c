@@ -1,43 +1,102 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * io_uring thread identity handoff: module init/exit, hook registration,
- * the sysfs toggle and counters under /sys/kernel/io_uring_handoff/.
+ * io_uring thread identity handoff: module init/exit, the enabled toggle
+ * (which registers the kernel hooks or takes them away, so a disabled module
+ * leaves a stock kernel) and the counters under /sys/kernel/io_uring_handoff/.
  */
 #include "handoff.h"
 
 #define CREATE_TRACE_POINTS
 #include "handoff_trace.h"
 
-#include <linux/module.h>
 #include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/sysfs.h>
 
-static bool enabled = true;
-module_param(enabled, bool, 0644);
-MODULE_PARM_DESC(enabled, "Issue blockable requests inline with a handoff (default: 1)");
+DEFINE_PER_CPU(u64, iouh_counters[IOUH_NR_COUNTERS]);
 
-static struct kobject *handoff_kobj;
-atomic64_t iouh_counters[IOUH_NR_COUNTERS];
-
+/*
+ * What each counter counts. The fallback_* reasons took the stock io-wq
+ * punt; blocked_* slept in place, in the submitter, with the ring lock held.
+ */
 const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
+	/* blockable requests issued inline in blocking mode, a worker held */
+	[IOUH_INLINE_ISSUED]	= "inline_issued",
+	/* ... that slept and handed the identity to that worker */
 	[IOUH_HANDOFFS]		= "handoffs",
-	[IOUH_INLINE_DONE]	= "inline_done",
+	/* ... that slept in a section that needs the ring lock */
+	[IOUH_BLOCKED_LOCK]	= "blocked_lock",
+	/* ... that slept after the identity got bound mid-issue (perf, PI) */
+	[IOUH_BLOCKED_TASK]	= "blocked_task",
+	/* SQPOLL, IOPOLL, SQ_REWIND, SINGLE_ISSUER or DEFER_TASKRUN ring */
 	[IOUH_FB_RING]		= "fallback_ring",
+	/* a pollable file: the nonblocking issue and poll retry path */
 	[IOUH_FB_POLL]		= "fallback_poll",
-	[IOUH_FB_NOWAIT_FILE]	= "fallback_nowait_file",
-	[IOUH_FB_TASK]		= "fallback_task",
-	[IOUH_FB_SQE]		= "fallback_sqe",
-	[IOUH_FB_SPARE]		= "fallback_spare",
+	/* a signal was pending at issue */
 	[IOUH_FB_SIGNAL]	= "fallback_signal",
-	[IOUH_FB_LOCK]		= "fallback_lock",
-	[IOUH_FB_PREPARE]	= "fallback_prepare",
+	/* the identity can't move, see iouh_identity_allowed() */
+	[IOUH_FB_TASK]		= "fallback_task",
+	/* no idle io-wq worker that can take the identity */
 	[IOUH_FB_WORKER]	= "fallback_worker",
 };
 
-bool iouh_enabled(void)
+static const struct io_uring_handoff_ops handoff_ops = {
+	.abi		= IO_URING_HANDOFF_ABI,
+	.issue_begin	= iouh_issue_begin,
+	.sleeping	= iouh_sleeping,
+	.take_identity	= iouh_identity_take,
+};
+
+static DEFINE_MUTEX(handoff_toggle_lock);
+static bool enabled = true;
+static bool registered;
+
+/* enabled: the hooks are registered, disabled: the kernel runs stock */
+static int handoff_set_enabled(bool on)
 {
-	return READ_ONCE(enabled);
+	int ret = 0;
+
+	guard(mutex)(&handoff_toggle_lock);
+	if (on && !registered) {
+		ret = io_uring_handoff_register(&handoff_ops);
+		if (ret) {
+			pr_err("io_uring_handoff: the kernel refused hook ABI %d: %d\n",
+			       IO_URING_HANDOFF_ABI, ret);
+			return ret;
+		}
+	} else if (!on && registered) {
+		io_uring_handoff_unregister(&handoff_ops);
+	}
+	registered = on;
+	WRITE_ONCE(enabled, on);
+	return 0;
 }
+
+static struct kobject *handoff_kobj;
+
+static int enabled_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	/* at load time, before handoff_init() registers the hooks */
+	if (!handoff_kobj) {
+		WRITE_ONCE(enabled, on);
+		return 0;
+	}
+	return handoff_set_enabled(on);
+}
+
+static const struct kernel_param_ops enabled_param_ops = {
+	.set	= enabled_param_set,
+	.get	= param_get_bool,
+};
+module_param_cb(enabled, &enabled_param_ops, &enabled, 0644);
+MODULE_PARM_DESC(enabled, "Issue blockable requests inline with a handoff (default: 1)");
 
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -48,16 +107,25 @@ static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	bool val;
-	int ret = kstrtobool(buf, &val);
+	bool on;
+	int ret = kstrtobool(buf, &on);
 
-	if (ret)
-		return ret;
-	WRITE_ONCE(enabled, val);
-	return count;
+	if (!ret)
+		ret = handoff_set_enabled(on);
+	return ret ?: count;
 }
 
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
+
+static u64 handoff_counter_sum(int idx)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(iouh_counters[idx], cpu);
+	return sum;
+}
 
 struct counter_attr {
 	struct kobj_attribute attr;
@@ -69,11 +137,27 @@ static ssize_t counter_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct counter_attr *ca = container_of(attr, struct counter_attr, attr);
 
-	return sysfs_emit(buf, "%lld\n", atomic64_read(&iouh_counters[ca->idx]));
+	return sysfs_emit(buf, "%llu\n", handoff_counter_sum(ca->idx));
 }
 
+/*
+ * Inline issues that never slept: derived, so the issue's end needs no module
+ * code. Counts an issue still in flight as not having slept (yet).
+ */
+static ssize_t inline_done_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	u64 slept = handoff_counter_sum(IOUH_HANDOFFS) +
+		    handoff_counter_sum(IOUH_BLOCKED_LOCK) +
+		    handoff_counter_sum(IOUH_BLOCKED_TASK);
+
+	return sysfs_emit(buf, "%llu\n",
+			  handoff_counter_sum(IOUH_INLINE_ISSUED) - slept);
+}
+
+static struct kobj_attribute inline_done_attr = __ATTR_RO(inline_done);
 static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
-static struct attribute *handoff_attrs[IOUH_NR_COUNTERS + 2];
+static struct attribute *handoff_attrs[IOUH_NR_COUNTERS + 3];
 
 static const struct attribute_group handoff_group = {
 	.attrs = handoff_attrs,
@@ -85,6 +169,7 @@ static void handoff_init_attrs(void)
 	int i;
 
 	handoff_attrs[0] = &enabled_attr.attr;
+	handoff_attrs[1] = &inline_done_attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
 
@@ -93,18 +178,9 @@ static void handoff_init_attrs(void)
 		ca->attr.attr.mode = 0444;
 		ca->attr.show = counter_show;
 		ca->idx = i;
-		handoff_attrs[i + 1] = &ca->attr.attr;
+		handoff_attrs[i + 2] = &ca->attr.attr;
 	}
 }
-
-static const struct io_uring_handoff_ops handoff_ops = {
-	.abi		= IO_URING_HANDOFF_ABI,
-	.owner		= THIS_MODULE,
-	.may_inline	= iouh_may_inline,
-	.issue_begin	= iouh_issue_begin,
-	.issue_end	= iouh_issue_end,
-	.sleeping	= iouh_sleeping,
-};
 
 static int __init handoff_init(void)
 {
@@ -115,28 +191,22 @@ static int __init handoff_init(void)
 	if (!handoff_kobj)
 		return -ENOMEM;
 	ret = sysfs_create_group(handoff_kobj, &handoff_group);
+	if (!ret && READ_ONCE(enabled))
+		ret = handoff_set_enabled(true);
 	if (ret)
-		goto out_put;
-	ret = io_uring_handoff_register(&handoff_ops);
-	if (ret) {
-		pr_err("io_uring_handoff: the kernel refused hook ABI %d: %d\n",
-		       IO_URING_HANDOFF_ABI, ret);
-		goto out_put;
-	}
-	return 0;
-out_put:
-	kobject_put(handoff_kobj);
+		kobject_put(handoff_kobj);
 	return ret;
 }
 
+/* waits only for module code in flight, never for a request that sleeps */
 static void __exit handoff_exit(void)
 {
-	io_uring_handoff_unregister(&handoff_ops);
+	handoff_set_enabled(false);
 	kobject_put(handoff_kobj);
 }
 
 module_init(handoff_init);
 module_exit(handoff_exit);
 MODULE_DESCRIPTION("io_uring thread identity handoff for blocking inline issue");
-MODULE_VERSION("0.1");
+MODULE_VERSION("0.2");
 MODULE_LICENSE("GPL");

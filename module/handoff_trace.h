@@ -8,7 +8,10 @@
 #include <linux/io_uring_types.h>
 #include <linux/tracepoint.h>
 
-/* a blockable request did not get the inline issue, and why */
+/*
+ * A blockable request was refused the inline issue (fallback_*: it takes the
+ * io-wq punt), or slept in it without a handoff (blocked_*), and why.
+ */
 TRACE_EVENT(io_uring_handoff_fail,
 	    TP_PROTO(struct io_kiocb *req, const char *reason),
 	    TP_ARGS(req, reason),
@@ -27,61 +30,35 @@ TRACE_EVENT(io_uring_handoff_fail,
 		      __entry->opcode, __get_str(reason))
 );
 
-/* an inline blocking issue finished, whether it slept, and its result */
-TRACE_EVENT(io_uring_handoff_inline,
-	    TP_PROTO(struct io_kiocb *req, bool blocked, int res),
-	    TP_ARGS(req, blocked, res),
+/* the submitter sleeps in an inline issue and hands its identity off */
+TRACE_EVENT(io_uring_handoff,
+	    TP_PROTO(struct io_kiocb *req, struct task_struct *src),
+	    TP_ARGS(req, src),
 	    TP_STRUCT__entry(__field(void *, ctx)
 			     __field(void *, req)
 			     __field(u64, user_data)
 			     __field(u8, opcode)
-			     __field(bool, blocked)
-			     __field(int, res)),
+			     __field(pid_t, src_pid)),
 	    TP_fast_assign(__entry->ctx = req->ctx;
 			   __entry->req = req;
 			   __entry->user_data = req->cqe.user_data;
 			   __entry->opcode = req->opcode;
-			   __entry->blocked = blocked;
-			   __entry->res = res;),
-	    TP_printk("ring %p, request %p, user_data 0x%llx, opcode %u, %s, res %d",
+			   __entry->src_pid = task_pid_nr(src);),
+	    TP_printk("ring %p, request %p, user_data 0x%llx, opcode %u, identity %d handed off",
 		      __entry->ctx, __entry->req, __entry->user_data,
-		      __entry->opcode, __entry->blocked ? "blocked" : "inline",
-		      __entry->res)
+		      __entry->opcode, __entry->src_pid)
 );
 
-/* a blocked submitter handed its identity to an idle io-wq worker */
-TRACE_EVENT(io_uring_handoff,
-	    TP_PROTO(void *ctx, struct task_struct *src, struct task_struct *dst),
-	    TP_ARGS(ctx, src, dst),
-	    TP_STRUCT__entry(__field(void *, ctx)
-			     __field(pid_t, src_pid)
-			     __field(pid_t, dst_pid)),
-	    TP_fast_assign(__entry->ctx = ctx;
-			   __entry->src_pid = task_pid_nr(src);
-			   __entry->dst_pid = task_pid_nr(dst);),
-	    TP_printk("ring %p, identity %d handed to worker %d",
-		      __entry->ctx, __entry->src_pid, __entry->dst_pid)
-);
-
-/* an inline issue slept without a handoff: lock, prepare or worker */
-TRACE_EVENT(io_uring_handoff_block,
-	    TP_PROTO(const char *reason),
-	    TP_ARGS(reason),
-	    TP_STRUCT__entry(__string(reason, reason)),
-	    TP_fast_assign(__assign_str(reason);),
-	    TP_printk("blocked in place, %s", __get_str(reason))
-);
-
-/* the promoted worker takes the identity and continues the submission */
-TRACE_EVENT(io_uring_handoff_resume,
-	    TP_PROTO(struct task_struct *src, unsigned int to_submit),
-	    TP_ARGS(src, to_submit),
+/* the worker that was held takes the identity over, then the syscall */
+TRACE_EVENT(io_uring_handoff_take,
+	    TP_PROTO(struct task_struct *src),
+	    TP_ARGS(src),
 	    TP_STRUCT__entry(__field(pid_t, src_pid)
-			     __field(unsigned int, to_submit)),
+			     __field(pid_t, dst_pid)),
 	    TP_fast_assign(__entry->src_pid = task_pid_nr(src);
-			   __entry->to_submit = to_submit;),
-	    TP_printk("identity %d resumed, to_submit %u",
-		      __entry->src_pid, __entry->to_submit)
+			   __entry->dst_pid = task_pid_nr(current);),
+	    TP_printk("worker %d takes identity %d",
+		      __entry->dst_pid, __entry->src_pid)
 );
 
 #endif

@@ -1,22 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Whose identity may be handed off: the seeds' thread_handoff_allowed(),
- * checked before a request is issued inline. It errs on the safe side, any
- * reference to the task_struct the identity can't take along refuses.
+ * Moving the user visible identity of a task that sleeps in an inline issue
+ * to an idle io-wq worker of the same process, the seeds'
+ * kernel/thread_handoff.c. In the order a move goes through:
+ *
+ *  allowed	at issue, on the submitter: may its identity move at all
+ *  compatible	at the reservation of a worker: can that worker take it
+ *  prepare	at the first sleep, on the submitter: re-check, sync registers
+ *  take	on the worker: the identity moves over
+ *
+ * The worker returns to userspace as the submitter; the submitter keeps its
+ * task_struct and kernel stack and finishes the request as an io-wq worker.
+ * From the commit until take exchanges the tid, the tid still names the
+ * submitter: what happens to it meanwhile (signals, a tracer, a CPU timer,
+ * sched attributes) is taken along, not lost.
  */
 #include "handoff.h"
+#include "handoff_trace.h"
 
 #include <linux/audit.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/delay.h>
+#include <linux/iocontext.h>
+#include <linux/posix-timers.h>
+#include <linux/ptrace.h>
+#include <linux/rseq.h>
 #include <linux/sched/rt.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/task_io_accounting_ops.h>
 #include <linux/uprobes.h>
+#include <uapi/linux/sched/types.h>
+
+static unsigned int debug_window_ms;
+module_param(debug_window_ms, uint, 0644);
+MODULE_PARM_DESC(debug_window_ms,
+		 "Test hook: a worker waits this long before it takes an identity (default: 0)");
+
+/* prctl state that moves. Not PF_MEMALLOC_NOIO, kernel code sets that too */
+#define IOUH_PF_FLAGS	(PF_MCE_PROCESS | PF_MCE_EARLY)
 
 /* state that points at the task_struct rather than at the identity */
-bool iouh_task_bound(struct task_struct *tsk)
+static bool iouh_identity_bound(struct task_struct *tsk)
 {
-	/* a tracer, or tracees, hold the task_struct */
-	if (tsk->ptrace || !list_empty(&tsk->ptraced))
-		return true;
 #ifdef CONFIG_PERF_EVENTS
 	if (tsk->perf_event_ctxp)
 		return true;
@@ -43,29 +70,434 @@ bool iouh_task_bound(struct task_struct *tsk)
 	return tsk->vfork_done;
 }
 
-/* state whose semantics a move would change */
-static bool iouh_task_unmovable(struct task_struct *tsk)
+/* per-thread CPU timers sit on the task; armed mid-issue they're moved */
+static bool iouh_cpu_timers_armed(struct task_struct *tsk)
 {
-	if (tsk->flags & (PF_EXITING | PF_KTHREAD | PF_IO_WORKER))
-		return true;
-	if (tsk->signal->flags & SIGNAL_GROUP_EXIT)
-		return true;
-	/* only the fair class moves */
-	if (rt_or_dl_task(tsk))
-		return true;
 #ifdef CONFIG_POSIX_TIMERS
-	/* armed per-thread CPU timers would sample another clock */
-	if (tsk->posix_cputimers.timers_active)
-		return true;
+	int i;
+
+	for (i = 0; i < CPUCLOCK_MAX; i++)
+		if (timerqueue_getnext(&tsk->posix_cputimers.bases[i].tqhead))
+			return true;
 #endif
-	/* the syscall's audit record would never be emitted */
-	return !audit_dummy_context();
+	return false;
 }
 
-bool iouh_task_allowed(struct task_struct *tsk)
+/* at issue, on current: can its identity be handed off at all */
+bool iouh_identity_allowed(struct task_struct *tsk)
 {
 	if (WARN_ON_ONCE(tsk != current))
 		return false;
-	return !iouh_task_bound(tsk) && !iouh_task_unmovable(tsk) &&
-	       iouh_arch_allowed(tsk);
+	if (tsk->flags & (PF_EXITING | PF_KTHREAD | PF_IO_WORKER))
+		return false;
+	if (tsk->signal->flags & SIGNAL_GROUP_EXIT)
+		return false;
+	/* a tracer, or tracees, hold the task_struct (one attached later moves) */
+	if (tsk->ptrace || !list_empty(&tsk->ptraced))
+		return false;
+	if (iouh_identity_bound(tsk))
+		return false;
+	/* only the fair class (one set later moves) */
+	if (rt_or_dl_task(tsk))
+		return false;
+	if (iouh_cpu_timers_armed(tsk))
+		return false;
+	/* the syscall's audit record would never be emitted */
+	if (!audit_dummy_context())
+		return false;
+#ifdef CONFIG_GENERIC_ENTRY
+	/* the dispatch selector and range are the task's */
+	if (test_syscall_work(SYSCALL_USER_DISPATCH))
+		return false;
+#endif
+#ifdef CONFIG_NUMA
+	/* __mpol_dup() isn't exported, a task policy can't move */
+	if (tsk->mempolicy)
+		return false;
+#endif
+	return iouh_arch_allowed(tsk);
+}
+
+static int iouh_ioprio(struct task_struct *tsk)
+{
+	return tsk->io_context ? tsk->io_context->ioprio : 0;
+}
+
+/*
+ * At the reservation, under io-wq's workers_lock: can @dst take over the
+ * identity of @src. What's compared here doesn't move, it must be equal.
+ */
+bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst)
+{
+	bool same_ns;
+
+	if (dst->flags & PF_EXITING || dst->ptrace)
+		return false;
+	if (!same_thread_group(src, dst))
+		return false;
+#ifdef CONFIG_GENERIC_ENTRY
+	if (test_task_syscall_work(dst, SYSCALL_USER_DISPATCH))
+		return false;
+#endif
+	if (dst->mm != src->mm || dst->files != src->files ||
+	    dst->fs != src->fs || dst->nsproxy != src->nsproxy)
+		return false;
+	/* the identity must not gain no_new_privs */
+	if (task_no_new_privs(dst) && !task_no_new_privs(src))
+		return false;
+#ifdef CONFIG_SECCOMP
+	/* seccomp filters are per-thread, the identity must not escape them */
+	if (dst->seccomp.mode != src->seccomp.mode ||
+	    dst->seccomp.filter != src->seccomp.filter)
+		return false;
+#endif
+#ifdef CONFIG_SYSVIPC
+	/* the SEM_UNDO list moves, see iouh_take_undo_list() */
+	if (dst->sysvsem.undo_list &&
+	    dst->sysvsem.undo_list != src->sysvsem.undo_list)
+		return false;
+#endif
+#ifdef CONFIG_NUMA
+	if (dst->mempolicy)
+		return false;
+#endif
+	/* the io_context is shared with the worker's creator, doesn't move */
+	if (iouh_ioprio(src) != iouh_ioprio(dst))
+		return false;
+	/* the creds move, the user namespace must not change with them */
+	rcu_read_lock();
+	same_ns = __task_cred(dst)->user_ns == __task_cred(src)->user_ns;
+	rcu_read_unlock();
+	return same_ns && iouh_arch_compatible(src, dst);
+}
+
+/* at the first sleep, on current: re-check, then sync the user state */
+bool iouh_identity_prepare(struct task_struct *tsk)
+{
+	/* bound since the issue began: a perf event, a PI waiter, a cookie */
+	if (iouh_identity_bound(tsk))
+		return false;
+	return iouh_arch_prepare();
+}
+
+/*
+ * Signal state follows the identity, the source gets a worker's. A stop in
+ * progress follows too; SIGKILL of an exiting group stays on the source as
+ * well, which must leave its waits and exit like every other thread.
+ */
+static void iouh_take_signals(struct task_struct *dst, struct task_struct *src)
+	__must_hold(&dst->sighand->siglock)
+{
+	unsigned long jobctl = src->jobctl & (JOBCTL_STOP_SIGMASK |
+					      JOBCTL_STOP_CONSUME |
+					      JOBCTL_PENDING_MASK);
+
+	dst->blocked = src->blocked;
+	dst->real_blocked = src->real_blocked;
+	dst->saved_sigmask = src->saved_sigmask;
+	dst->sas_ss_sp = src->sas_ss_sp;
+	dst->sas_ss_size = src->sas_ss_size;
+	dst->sas_ss_flags = src->sas_ss_flags;
+	dst->restart_block = src->restart_block;
+	siginitsetinv(&src->blocked, sigmask(SIGKILL) | sigmask(SIGSTOP));
+	sigemptyset(&src->real_blocked);
+	sas_ss_reset(src);
+
+	if (jobctl & JOBCTL_PENDING_MASK) {
+		dst->jobctl |= jobctl;
+		src->jobctl &= ~jobctl;
+	}
+	list_splice_tail_init(&src->pending.list, &dst->pending.list);
+	sigorsets(&dst->pending.signal, &dst->pending.signal,
+		  &src->pending.signal);
+	sigemptyset(&src->pending.signal);
+	if (src->signal->flags & SIGNAL_GROUP_EXIT)
+		sigaddset(&src->pending.signal, SIGKILL);
+	else
+		clear_tsk_thread_flag(src, TIF_SIGPENDING);
+}
+
+/*
+ * A tracer that attached after the issue began, the tid still naming the
+ * source then: it traces the identity, so it follows it.
+ */
+static void iouh_take_ptrace(struct task_struct *dst, struct task_struct *src)
+	__must_hold(&tasklist_lock)
+{
+	if (likely(!src->ptrace))
+		return;
+	dst->ptrace = src->ptrace;
+	src->ptrace = 0;
+	list_replace_init(&src->ptrace_entry, &dst->ptrace_entry);
+	dst->parent = src->parent;
+	src->parent = src->real_parent;
+	dst->ptracer_cred = src->ptracer_cred;
+	src->ptracer_cred = NULL;
+	dst->jobctl |= src->jobctl & (JOBCTL_TRAPPING | JOBCTL_LISTENING);
+	src->jobctl &= ~(JOBCTL_TRAPPING | JOBCTL_LISTENING);
+}
+
+/* per-thread CPU timers armed since the issue began: the clock moves too */
+static void iouh_take_cpu_timers(struct task_struct *dst,
+				 struct task_struct *src)
+	__must_hold(&dst->sighand->siglock)
+{
+#ifdef CONFIG_POSIX_TIMERS
+	int i;
+
+	for (i = 0; i < CPUCLOCK_MAX; i++) {
+		struct posix_cputimer_base *from = &src->posix_cputimers.bases[i];
+		struct posix_cputimer_base *to = &dst->posix_cputimers.bases[i];
+		struct timerqueue_node *node;
+
+		while ((node = timerqueue_getnext(&from->tqhead))) {
+			struct cpu_timer *ctmr;
+
+			ctmr = container_of(node, struct cpu_timer, node);
+			timerqueue_del(&from->tqhead, node);
+			ctmr->head = &to->tqhead;
+			timerqueue_add(&to->tqhead, node);
+		}
+		to->nextevt = min(to->nextevt, from->nextevt);
+		from->nextevt = U64_MAX;
+	}
+#endif
+}
+
+/*
+ * Per-thread accounting follows the identity, so the tid's counters and the
+ * process totals (read under sig->stats_lock) stay monotonic. The source
+ * may be running: a tick landing on it right now can be lost.
+ */
+static void iouh_take_stats(struct task_struct *dst, struct task_struct *src)
+{
+	sched_exec_runtime_move(src);
+	dst->utime += src->utime;
+	dst->stime += src->stime;
+	dst->gtime += src->gtime;
+	src->utime = 0;
+	src->stime = 0;
+	src->gtime = 0;
+#ifndef CONFIG_VIRT_CPU_ACCOUNTING_NATIVE
+	/* what cputime_adjust() last reported keeps the tid monotonic */
+	raw_spin_lock(&src->prev_cputime.lock);
+	raw_spin_lock_nested(&dst->prev_cputime.lock, SINGLE_DEPTH_NESTING);
+	dst->prev_cputime.utime += src->prev_cputime.utime;
+	dst->prev_cputime.stime += src->prev_cputime.stime;
+	src->prev_cputime.utime = 0;
+	src->prev_cputime.stime = 0;
+	raw_spin_unlock(&dst->prev_cputime.lock);
+	raw_spin_unlock(&src->prev_cputime.lock);
+#endif
+	dst->min_flt += src->min_flt;
+	dst->maj_flt += src->maj_flt;
+	src->min_flt = 0;
+	src->maj_flt = 0;
+	task_io_accounting_add(&dst->ioac, &src->ioac);
+	memset(&src->ioac, 0, sizeof(src->ioac));
+}
+
+/*
+ * Adopt the source's creds. Not commit_creds(), the process isn't changing
+ * credentials, an existing identity is just moving between two of its tasks.
+ */
+static void iouh_take_creds(struct task_struct *dst, struct task_struct *src)
+{
+	/* neither side changes its own creds while a handoff is in flight */
+	const struct cred *old = rcu_dereference_protected(dst->real_cred, 1);
+	const struct cred *new = rcu_dereference_protected(src->real_cred, 1);
+
+	if (new == old)
+		return;
+	get_cred_many(new, 2);
+	if (new->user != old->user)
+		inc_rlimit_ucounts(new->ucounts, UCOUNT_RLIMIT_NPROC, 1);
+	rcu_assign_pointer(dst->real_cred, new);
+	rcu_assign_pointer(dst->cred, new);
+	if (new->user != old->user)
+		dec_rlimit_ucounts(old->ucounts, UCOUNT_RLIMIT_NPROC, 1);
+	put_cred_many(old, 2);
+}
+
+/* per-thread user memory the kernel writes: robust list, tid clear, rseq */
+static void iouh_take_user_ptrs(struct task_struct *dst,
+				struct task_struct *src)
+{
+#ifdef CONFIG_FUTEX
+	dst->futex.robust_list = src->futex.robust_list;
+	src->futex.robust_list = NULL;
+#ifdef CONFIG_COMPAT
+	dst->futex.compat_robust_list = src->futex.compat_robust_list;
+	src->futex.compat_robust_list = NULL;
+#endif
+#endif
+	dst->clear_child_tid = src->clear_child_tid;
+	src->clear_child_tid = NULL;
+#ifdef CONFIG_RSEQ
+	dst->rseq = src->rseq;
+	memset(&src->rseq, 0, sizeof(src->rseq));
+	src->rseq.ids.cpu_id = RSEQ_CPU_ID_UNINITIALIZED;
+	rseq_force_update();
+#endif
+}
+
+/* the rest of what userspace reads per thread */
+static void iouh_take_misc(struct task_struct *dst, struct task_struct *src)
+{
+#ifdef CONFIG_AUDIT
+	/* set once per login: the tid keeps it */
+	dst->loginuid = src->loginuid;
+	dst->sessionid = src->sessionid;
+#endif
+	dst->self_exec_id = src->self_exec_id;
+	dst->personality = src->personality;
+	dst->pdeath_signal = src->pdeath_signal;
+	dst->timer_slack_ns = src->timer_slack_ns;
+	dst->default_timer_slack_ns = src->default_timer_slack_ns;
+	dst->start_time = src->start_time;
+	dst->start_boottime = src->start_boottime;
+	if (task_no_new_privs(src))
+		task_set_no_new_privs(dst);
+	/* prctl driven per-task flags, the source keeps them for its work */
+	dst->flags = (dst->flags & ~IOUH_PF_FLAGS) | (src->flags & IOUH_PF_FLAGS);
+}
+
+/*
+ * Under the exchange's locks (io_uring_handoff_exchange()): everything a
+ * reader of the tid must see move at once with it.
+ */
+static void iouh_take_locked(struct task_struct *dst, struct task_struct *src,
+			     bool leader)
+{
+	iouh_take_signals(dst, src);
+	iouh_take_ptrace(dst, src);
+	iouh_take_cpu_timers(dst, src);
+	iouh_take_stats(dst, src);
+	iouh_take_creds(dst, src);
+	iouh_take_user_ptrs(dst, src);
+	iouh_take_misc(dst, src);
+}
+
+/* the SEM_UNDO list is per thread group but hangs off each task */
+static void iouh_take_undo_list(struct task_struct *dst,
+				struct task_struct *src)
+{
+#ifdef CONFIG_SYSVIPC
+	swap(dst->sysvsem.undo_list, src->sysvsem.undo_list);
+#endif
+}
+
+#ifdef CONFIG_CGROUPS
+/* threaded cgroup placement follows the identity, the source stays put */
+static void iouh_take_cgroup(struct task_struct *dst, struct task_struct *src)
+{
+	if (rcu_access_pointer(src->cgroups) != rcu_access_pointer(dst->cgroups))
+		WARN_ON_ONCE(cgroup_attach_task_all(src, dst));
+}
+#else
+static void iouh_take_cgroup(struct task_struct *dst, struct task_struct *src)
+{
+}
+#endif
+
+static bool iouh_sched_same(struct task_struct *dst, struct task_struct *src)
+{
+	if (dst->policy != src->policy || task_nice(dst) != task_nice(src) ||
+	    dst->rt_priority != src->rt_priority)
+		return false;
+	if (dst->sched_reset_on_fork != src->sched_reset_on_fork)
+		return false;
+	if (dst->se.custom_slice != src->se.custom_slice ||
+	    (src->se.custom_slice && dst->se.slice != src->se.slice))
+		return false;
+#ifdef CONFIG_UCLAMP_TASK
+	for (int i = 0; i < UCLAMP_CNT; i++) {
+		if (dst->uclamp_req[i].user_defined !=
+		    src->uclamp_req[i].user_defined)
+			return false;
+		if (src->uclamp_req[i].user_defined &&
+		    dst->uclamp_req[i].value != src->uclamp_req[i].value)
+			return false;
+	}
+#endif
+	return src->policy != SCHED_DEADLINE;
+}
+
+/*
+ * Sched attributes follow the identity, sched_setattr() only if needed: a
+ * policy set since the issue began included, RT and deadline too.
+ */
+static void iouh_take_sched(struct task_struct *dst, struct task_struct *src)
+{
+	struct sched_attr attr = {
+		.size		= sizeof(attr),
+		.sched_policy	= src->policy,
+		.sched_nice	= task_nice(src),
+		.sched_priority	= src->rt_priority,
+	};
+
+	if (iouh_sched_same(dst, src))
+		return;
+	if (src->sched_reset_on_fork)
+		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
+	if (src->se.custom_slice)
+		attr.sched_runtime = src->se.slice;
+#ifdef CONFIG_UCLAMP_TASK
+	if (src->uclamp_req[UCLAMP_MIN].user_defined) {
+		attr.sched_flags |= SCHED_FLAG_UTIL_CLAMP_MIN;
+		attr.sched_util_min = src->uclamp_req[UCLAMP_MIN].value;
+	}
+	if (src->uclamp_req[UCLAMP_MAX].user_defined) {
+		attr.sched_flags |= SCHED_FLAG_UTIL_CLAMP_MAX;
+		attr.sched_util_max = src->uclamp_req[UCLAMP_MAX].value;
+	}
+#endif
+	if (src->policy == SCHED_DEADLINE) {
+		struct sched_attr normal = { .size = sizeof(normal) };
+
+		attr.sched_runtime = src->dl.dl_runtime;
+		attr.sched_deadline = src->dl.dl_deadline;
+		attr.sched_period = src->dl.dl_period;
+		attr.sched_flags |= src->dl.flags;
+		/* the worker left behind doesn't keep the bandwidth */
+		WARN_ON_ONCE(sched_setattr_nocheck(src, &normal));
+	}
+	if (sched_setattr_nocheck(dst, &attr))
+		pr_warn_ratelimited("io_uring_handoff: sched policy %d of tid %d did not move\n",
+				    attr.sched_policy, task_pid_nr(dst));
+}
+
+/* the user requested affinity follows, the effective mask derives from it */
+static void iouh_take_affinity(struct task_struct *dst,
+			       struct task_struct *src)
+{
+	if (src->user_cpus_ptr)
+		WARN_ON_ONCE(sched_setaffinity(0, src->user_cpus_ptr));
+	else
+		set_cpus_allowed_ptr(dst, src->cpus_ptr);
+}
+
+/*
+ * On the worker (current) that the commit promoted: take the identity of
+ * @src. The tid, and what must change with it, move in
+ * io_uring_handoff_exchange(); what may sleep follows.
+ */
+int iouh_identity_take(struct task_struct *src)
+{
+	struct task_struct *dst = current;
+	unsigned int window = READ_ONCE(debug_window_ms);
+	char comm[TASK_COMM_LEN];
+	bool leader;
+
+	trace_io_uring_handoff_take(src);
+	if (unlikely(window))
+		msleep(window);
+	leader = io_uring_handoff_exchange(dst, src, iouh_take_locked);
+	get_task_comm(comm, src);
+	set_task_comm(dst, comm);
+	iouh_take_undo_list(dst, src);
+	iouh_take_cgroup(dst, src);
+	iouh_take_sched(dst, src);
+	iouh_take_affinity(dst, src);
+	return iouh_arch_take(src, leader);
 }

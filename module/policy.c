@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Which requests are issued inline in blocking mode instead of being punted
- * to io-wq upfront, and what happens when such an issue blocks.
+ * to io-wq upfront, and what happens when such an issue sleeps.
  *
  * A request the kernel would punt (REQ_F_FORCE_ASYNC set by its prep) is
- * issued inline if its opcode can cope with blocking there. The task carries
- * PF_IO_HANDOFF for the issue; if it sleeps, the scheduler calls
- * iouh_sleeping(), which hands the identity to an idle worker if it can.
+ * issued inline if its opcode copes with blocking there, its ring and file
+ * allow it, and an idle io-wq worker is held that can take the submitter's
+ * identity: a request that could not be handed off must not go inline. The
+ * kernel blocks the submitter's signals and sets PF_IO_HANDOFF for the issue
+ * (io_uring/handoff_hooks.c); if it sleeps, the scheduler calls
+ * iouh_sleeping(), which hands the identity to the held worker.
  */
 #include "handoff.h"
 #include "handoff_trace.h"
 
-#include <linux/errno.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 
 /*
  * The blockable opcodes of the RFC's opdef whose prep forces the io-wq punt.
- * Reads and writes are blockable too but not force-async, they keep their
- * nonblocking issue; uring_cmd deliberately not, drivers bind state to the
- * submitting task.
+ * Not here: reads and writes (not force-async, they keep their nonblocking
+ * issue); SPLICE and TEE (one side is always a pipe, a pollable file keeps
+ * its punt); uring_cmd (drivers bind state to the submitting task).
  */
 static const bool iouh_blockable[IORING_OP_LAST] = {
 	[IORING_OP_FSYNC]		= true,
@@ -30,8 +32,6 @@ static const bool iouh_blockable[IORING_OP_LAST] = {
 	[IORING_OP_STATX]		= true,
 	[IORING_OP_FADVISE]		= true,
 	[IORING_OP_MADVISE]		= true,
-	[IORING_OP_SPLICE]		= true,
-	[IORING_OP_TEE]			= true,
 	[IORING_OP_RENAMEAT]		= true,
 	[IORING_OP_UNLINKAT]		= true,
 	[IORING_OP_MKDIRAT]		= true,
@@ -55,7 +55,7 @@ static const bool iouh_blockable[IORING_OP_LAST] = {
 
 static bool iouh_refuse(struct io_kiocb *req, enum iouh_counter why)
 {
-	atomic64_inc(&iouh_counters[why]);
+	iouh_count(why);
 	trace_io_uring_handoff_fail(req, iouh_counter_names[why]);
 	return false;
 }
@@ -67,73 +67,56 @@ static bool iouh_file_polls(struct io_kiocb *req)
 	       (req->file && file_can_poll(req->file));
 }
 
-/* submit time, under uring_lock: inline instead of an io-wq punt? */
-bool iouh_may_inline(struct io_kiocb *req)
-{
-	if (!iouh_enabled() || req->opcode >= IORING_OP_LAST ||
-	    !iouh_blockable[req->opcode])
-		return false;
-	/* userspace asked for the offload, or for -EAGAIN semantics */
-	if (req->flags & (REQ_F_ASYNC_USER | REQ_F_NOWAIT))
-		return false;
-	if (req->ctx->flags & IOUH_RING_REFUSED)
-		return iouh_refuse(req, IOUH_FB_RING);
-	if (iouh_file_polls(req))
-		return iouh_refuse(req, IOUH_FB_POLL);
-	if (!iouh_task_allowed(current))
-		return iouh_refuse(req, IOUH_FB_TASK);
-	/*
-	 * Without an idle worker a blocking issue stays in place. Still
-	 * better than the punt for the many that don't, fork one for next time.
-	 */
-	if (!iouh_have_spare(current->io_uring))
-		atomic64_inc(&iouh_counters[IOUH_FB_SPARE]);
-	return true;
-}
-
 /*
- * Issue time: the request runs without IO_URING_F_NONBLOCK from here. An
- * interruptible sleep in it must not see the submitter's signals: the op
- * would complete with -ERESTARTSYS or -EINTR where io-wq, which runs with
- * signals blocked, gives the real result. So block all but SIGKILL/SIGSTOP
- * for the issue; saved_sigmask is free until io_uring_enter() waits.
+ * io_uring_handoff_begin(), under uring_lock: issue @req inline in blocking
+ * mode? Only with a worker held that can take the identity over.
  */
 bool iouh_issue_begin(struct io_kiocb *req)
 {
-	sigset_t all;
+	struct io_uring_task *tctx = current->io_uring;
 
-	/* would interrupt the issue right away, io-wq handles it as stock */
-	if (task_sigpending(current) || test_thread_flag(TIF_NOTIFY_SIGNAL) ||
-	    test_restore_sigmask())
+	if (req->opcode >= IORING_OP_LAST || !iouh_blockable[req->opcode])
+		return false;
+	/* only an io_uring_enter() can be finished by the worker */
+	if ((req->ctx->flags & IOUH_RING_REFUSED) || !tctx->handoff.file)
+		return iouh_refuse(req, IOUH_FB_RING);
+	if (iouh_file_polls(req))
+		return iouh_refuse(req, IOUH_FB_POLL);
+	/* would interrupt the issue right away */
+	if (task_sigpending(current))
 		return iouh_refuse(req, IOUH_FB_SIGNAL);
-	siginitsetinv(&all, sigmask(SIGKILL) | sigmask(SIGSTOP));
-	sigprocmask(SIG_SETMASK, &all, &current->saved_sigmask);
-	current->flags |= PF_IO_HANDOFF;
+	if (!iouh_identity_allowed(current))
+		return iouh_refuse(req, IOUH_FB_TASK);
+	if (!io_wq_handoff_reserve(tctx, iouh_identity_compatible)) {
+		/* one for next time, this one goes to io-wq */
+		io_wq_handoff_spare(tctx);
+		return iouh_refuse(req, IOUH_FB_WORKER);
+	}
+	iouh_count(IOUH_INLINE_ISSUED);
 	return true;
 }
 
-static bool iouh_wants_restart(int ret)
+static void iouh_blocked(struct io_kiocb *req, enum iouh_counter why)
 {
-	return ret == -ERESTARTSYS || ret == -ERESTARTNOINTR ||
-	       ret == -ERESTARTNOHAND || ret == -ERESTART_RESTARTBLOCK;
+	iouh_count(why);
+	trace_io_uring_handoff_fail(req, iouh_counter_names[why]);
 }
 
 /*
- * PF_IO_HANDOFF still set means the issue never slept. No ->io_uring means
- * it slept and handed off: the signal mask went with the identity.
+ * The scheduler's hook, current is about to sleep for the first time in an
+ * inline issue. Hands the identity to the held worker, unless the issue is in
+ * a section that needs the ring lock or the identity got bound to this
+ * task_struct meanwhile: then it sleeps in place. Must not sleep itself.
  */
-int iouh_issue_end(struct io_kiocb *req, int ret)
+void iouh_sleeping(struct task_struct *tsk)
 {
-	bool blocked = !(current->flags & PF_IO_HANDOFF);
+	struct io_kiocb *req = tsk->io_uring->handoff.req;
 
-	current->flags &= ~PF_IO_HANDOFF;
-	if (current->io_uring)
-		sigprocmask(SIG_SETMASK, &current->saved_sigmask, NULL);
-	if (!blocked)
-		atomic64_inc(&iouh_counters[IOUH_INLINE_DONE]);
-	trace_io_uring_handoff_inline(req, blocked, ret);
-	/* a fatal signal or a task_work notification interrupted the sleep */
-	if (iouh_wants_restart(ret))
-		return -EAGAIN;
-	return ret;
+	if (req->ctx->submit_lock_depth)
+		return iouh_blocked(req, IOUH_BLOCKED_LOCK);
+	if (!iouh_identity_prepare(tsk))
+		return iouh_blocked(req, IOUH_BLOCKED_TASK);
+	trace_io_uring_handoff(req, tsk);
+	iouh_count(IOUH_HANDOFFS);
+	io_uring_handoff_commit(tsk);
 }

@@ -77,28 +77,9 @@ void expect_handoff(long long before)
 	expect_moved("handoffs", before);
 }
 
-/* every outcome of an inline blocking issue, whether it slept or not */
-static const char * const inline_counters[] = {
-	"inline_done", "handoffs", "fallback_worker", "fallback_lock",
-	"fallback_prepare",
-};
-
 long long inline_issued(void)
 {
-	long long sum = 0, v;
-	size_t i;
-
-	v = handoff_counter("inline_issued");
-	if (v >= 0)
-		return v;
-	/* modules before the inline_issued counter: the sum of outcomes */
-	for (i = 0; i < sizeof(inline_counters) / sizeof(inline_counters[0]); i++) {
-		v = handoff_counter(inline_counters[i]);
-		if (v < 0)
-			return -1;
-		sum += v;
-	}
-	return sum;
+	return handoff_counter("inline_issued");
 }
 
 void expect_inline(long long before, long long n)

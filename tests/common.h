@@ -34,7 +34,7 @@ void expect_unmoved(const char *name, long long before);
 /* expect_moved("handoffs", @before): a blocking handoff happened */
 void expect_handoff(long long before);
 
-/* sum of the counters an inline blocking issue moves, -1 if not loaded */
+/* the inline_issued counter, -1 if the module is not loaded */
 long long inline_issued(void);
 /* mode handoff: exactly @n requests were issued inline since @before */
 void expect_inline(long long before, long long n);

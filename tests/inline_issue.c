@@ -6,10 +6,11 @@
  * Mode handoff: N fsyncs of a clean tmpfs file (never sleep) move
  * "inline_done" by exactly N; N statx likewise. An fsync of dirty data on
  * ext4 (IOUH_EXT4, virtio-blk with cache=none: it waits for the device)
- * sleeps in its inline issue: exactly one inline issue, counted as a block
- * (fallback_worker, or a handoff once that lands), not as inline_done.
- * Mode disabled: no request is issued inline. Every mode: each SQE gets
- * exactly one CQE with the synchronous syscall's result.
+ * sleeps in its inline issue: exactly one inline issue, handed off, not
+ * counted as inline_done. The thread is warm first (an idle io-wq worker to
+ * hand off to, without one nothing goes inline). Mode disabled: no request
+ * is issued inline. Every mode: each SQE gets exactly one CQE with the
+ * synchronous syscall's result.
  *
  * Fails on a kernel or module that keeps punting these requests upfront,
  * issues them inline while disabled, or miscounts a sleep.
@@ -62,6 +63,7 @@ static void tmpfs_batch(const char *dir)
 		fail("create %s", path);
 	if (io_uring_queue_init(2 * N, &ring, 0))
 		fail("queue_init");
+	hf_warm(&ring);
 
 	in = handoff_counter("inline_done");
 	all = inline_issued();
@@ -95,14 +97,15 @@ static void tmpfs_batch(const char *dir)
 /* dirty ext4 fsync: one inline issue that sleeps */
 static void ext4_block(void)
 {
-	long long in, all;
+	long long in, all, ho;
 	struct hf hf;
 
 	hf_init(&hf, "inline_issue");
 	in = handoff_counter("inline_done");
 	all = inline_issued();
-	hf_block(&hf);
+	ho = hf_block(&hf);
 	expect_inline(all, 1);
+	expect_handoff(ho);
 	if (mode_handoff() && handoff_counter("inline_done") != in)
 		fail("a sleeping issue was counted as inline_done");
 	if (!mode_handoff())
@@ -112,7 +115,6 @@ static void ext4_block(void)
 
 int main(void)
 {
-	alarm(30);
 	tmpfs_batch(test_dir("IOUH_TMPFS"));
 	ext4_block();
 	return T_PASS;

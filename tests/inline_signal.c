@@ -64,7 +64,6 @@ int main(void)
 	long long in;
 	int res;
 
-	alarm(30);
 	snprintf(fifo, sizeof(fifo), "%s/inline_signal.%d",
 		 test_dir("IOUH_TMPFS"), getpid());
 	unlink(fifo);
@@ -74,6 +73,8 @@ int main(void)
 		fail("sigaction");
 	if (io_uring_queue_init(8, &ring, 0))
 		fail("queue_init");
+	/* an idle worker to hand off to, or the open is punted */
+	hf_warm(&ring);
 	submitter = gettid();
 	if (pthread_create(&thr, NULL, helper, NULL))
 		fail("pthread_create");

@@ -9,10 +9,9 @@
 #include "common.h"
 
 static const char * const counters[] = {
-	"handoffs", "inline_done", "fallback_ring", "fallback_poll",
-	"fallback_nowait_file", "fallback_task", "fallback_sqe",
-	"fallback_spare", "fallback_signal", "fallback_lock",
-	"fallback_prepare", "fallback_worker",
+	"inline_issued", "inline_done", "handoffs", "blocked_lock",
+	"blocked_task", "fallback_ring", "fallback_poll", "fallback_signal",
+	"fallback_task", "fallback_worker",
 };
 
 static void write_enabled(int v)

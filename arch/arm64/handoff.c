@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * arm64 register state for the identity handoff. RFC patch 03 is not in the
- * seeds and not written yet: every task is refused, so an arm64 kernel with
- * the core hooks issues inline and blocks in place, it never hands off.
+ * seeds and not written yet: every task is refused, so on an arm64 kernel
+ * with the core hooks every request keeps its stock io-wq punt.
  */
 #include "../../module/handoff.h"
 
@@ -21,7 +21,7 @@ bool iouh_arch_prepare(void)
 	return false;
 }
 
-int iouh_arch_finish(struct task_struct *src, bool leader)
+int iouh_arch_take(struct task_struct *src, bool leader)
 {
 	return -EOPNOTSUPP;
 }

@@ -15,8 +15,12 @@
 #include <asm/processor.h>
 #include <asm/segment.h>
 
-/* prctl driven per-thread controls that __switch_to_xtra() applies */
-#define IOUH_TIF_MATCH	(_TIF_SSBD | _TIF_SPEC_IB | _TIF_NOCPUID | _TIF_NOTSC)
+/*
+ * prctl driven per-thread controls that __switch_to_xtra() or the mm switch
+ * apply: they don't move, source and worker must agree on them.
+ */
+#define IOUH_TIF_MATCH	(_TIF_SSBD | _TIF_SPEC_IB | _TIF_NOCPUID | \
+			 _TIF_NOTSC | _TIF_SPEC_L1D_FLUSH)
 
 /* state bound to the task that neither side may have */
 static bool iouh_arch_task_ok(struct task_struct *tsk)
@@ -33,14 +37,24 @@ static bool iouh_arch_task_ok(struct task_struct *tsk)
 	return !x86_task_fpu(tsk)->fpstate->is_valloc;
 }
 
+/* at issue: 64-bit, null selectors, and nothing bound to the task */
 bool iouh_arch_allowed(struct task_struct *tsk)
 {
-	/* 64-bit tasks only */
+	unsigned short fs, gs, es, ds;
+
 	if (test_tsk_thread_flag(tsk, TIF_ADDR32))
+		return false;
+	/* a selector would need the TLS and LDT to move along */
+	savesegment(fs, fs);
+	savesegment(gs, gs);
+	savesegment(es, es);
+	savesegment(ds, ds);
+	if (fs || gs || es || ds)
 		return false;
 	return iouh_arch_task_ok(tsk);
 }
 
+/* at the reservation: what doesn't move must be equal */
 bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 {
 	/* these don't move, must match. They're usually applied process wide */
@@ -57,20 +71,14 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 }
 
 /*
- * On the source before it blocks: sync the live user state into the task.
- * 64-bit userspace runs with null selectors, only the bases are live then.
+ * At the first sleep, on the source: sync the live user state into the task.
+ * The selectors were null at issue and nothing in the kernel loads others,
+ * so only the bases are live.
  */
 bool iouh_arch_prepare(void)
 {
 	struct thread_struct *t = &current->thread;
-	unsigned short fs, gs, es, ds;
 
-	savesegment(fs, fs);
-	savesegment(gs, gs);
-	savesegment(es, es);
-	savesegment(ds, ds);
-	if (fs || gs || es || ds)
-		return false;
 	t->fsindex = 0;
 	t->gsindex = 0;
 	t->fsbase = x86_fsbase_read_cpu();
@@ -84,8 +92,8 @@ bool iouh_arch_prepare(void)
 	return true;
 }
 
-/* on the destination: copy the user register state, load what's live */
-int iouh_arch_finish(struct task_struct *src, bool leader)
+/* on the worker: copy the user register state, load what's live */
+int iouh_arch_take(struct task_struct *src, bool leader)
 {
 	struct task_struct *dst = current;
 	struct thread_struct *t = &dst->thread, *s = &src->thread;
