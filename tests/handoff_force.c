@@ -459,7 +459,7 @@ int hf_window_widen(int ms)
 
 int hf_window_open(pid_t pid)
 {
-	char path[300], buf[64];
+	char path[300], buf[512], *p;
 	struct dirent *de;
 	int found = 0;
 	DIR *d;
@@ -468,15 +468,20 @@ int hf_window_open(pid_t pid)
 	d = opendir(path);
 	if (!d)
 		return 0;
+	/*
+	 * The promoted worker waits out the window in msleep(): state D, and
+	 * still named like a worker, it takes the submitter's comm only with
+	 * its identity. The submitter sleeps in the op under its own name.
+	 */
 	while (!found && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid,
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid,
 			 de->d_name);
 		if (read_text(path, buf, sizeof(buf)))
 			continue;
-		buf[strcspn(buf, "\n")] = '\0';
-		found = !strcmp(buf, "msleep");
+		p = strrchr(buf, ')');
+		found = strstr(buf, "(iou-wrk-") && p && p[2] == 'D';
 	}
 	closedir(d);
 	return found;

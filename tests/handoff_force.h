@@ -118,7 +118,7 @@ int hf_window_delay(int ms);
 int hf_window_widen(int ms);
 /*
  * Is a widened window open in process @pid right now: one of its threads,
- * a promoted worker, waits out debug_window_ms (wchan msleep). For notes.
+ * a promoted worker, waits out debug_window_ms (in state D). For notes.
  */
 int hf_window_open(pid_t pid);
 /* the state letter of task @tid of process @pid (R, S, D, ...), 0 if gone */

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A tracer that attaches to a tid in the handoff window traces the
+ * identity afterwards.
+ *
+ * A child process C (its group leader, warm: an idle io-wq worker) submits
+ * openat(O_RDONLY | O_CREAT) of a FIFO whose writer, a thread of C, opens
+ * 1500 ms later; the window is widened to 300 ms (debug_window_ms). The
+ * parent P waits until C's tid sleeps, plus 50 ms, then
+ * ptrace(PTRACE_SEIZE) it. C, once its submit has returned, writes a byte
+ * to P and sleeps on. After that byte: /proc/<C>/status must show P as
+ * TracerPid, PTRACE_INTERRUPT must succeed and waitpid(__WALL) must report
+ * the PTRACE_EVENT_STOP within 2 s; then P detaches, kills C and reaps it.
+ * In stock/disabled (no handoff, no window) the same must hold.
+ *
+ * Fails on a kernel/module that leaves a tracer attached in the window on
+ * the task that handed off (an io-wq worker now): C's tid is untraced,
+ * TracerPid 0 and PTRACE_INTERRUPT fails with ESRCH.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define WINDOW_MS	300
+#define RELEASE_MS	1500
+/* after C is seen asleep, inside the window */
+#define SETTLE_MS	50
+#define READY_MS	10000
+#define ASLEEP_MS	5000
+/* C's byte after its submit: past the window, not waiting for the writer */
+#define SUBMIT_MS	(WINDOW_MS + 5000)
+#define STOP_MS		2000
+#define REAP_MS		5000
+#define CHILD_LIFE_S	30
+#define OPEN_UD		0xf1f0ULL
+
+/* C: warm up, 'R', submit the FIFO open, 'D', then sleep until killed */
+static void child(int out, struct hf_fifo *f)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	struct io_uring_sqe *sqe;
+	struct hf hf;
+	int ret;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	alarm(CHILD_LIFE_S);
+	hf_init(&hf, "window_ptrace");
+	sqe = io_uring_get_sqe(&hf.ring);
+	if (!sqe)
+		fail("child: no SQE");
+	hf_fifo_prep_open(f, sqe, OPEN_UD);
+	hf_fifo_release_after(f, RELEASE_MS);
+	if (write(out, "R", 1) != 1)
+		fail("child: write: %s", strerror(errno));
+	do
+		ret = io_uring_submit(&hf.ring);
+	while (ret == -EINTR && io_uring_sq_ready(&hf.ring));
+	if (ret != 1)
+		fail("child: submit returned %d", ret);
+	if (write(out, "D", 1) != 1)
+		fail("child: write: %s", strerror(errno));
+	for (;;)
+		nanosleep(&nap, NULL);
+}
+
+/* the byte @want from C within @ms; 0 if it exited or took too long */
+static int wait_byte(int fd, char want, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	long long end = hf_now_ms() + ms;
+	char c;
+
+	while (hf_now_ms() < end) {
+		int ret = poll(&pfd, 1, end - hf_now_ms());
+
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0)
+			return 0;
+		return read(fd, &c, 1) == 1 && c == want;
+	}
+	return 0;
+}
+
+/*
+ * Kill C and reap it; with __WALL any task of C we might be tracing, which
+ * would hold the leader's reaping up. 0 if C wasn't reaped in time.
+ */
+static int kill_and_reap(pid_t pid)
+{
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	long long end = hf_now_ms() + REAP_MS;
+	pid_t ret;
+	int st;
+
+	kill(pid, SIGKILL);
+	do {
+		ret = waitpid(-1, &st, __WALL | WNOHANG);
+		if (ret == pid)
+			return 1;
+		if (ret < 0 && errno != EINTR)
+			return 0;
+		if (!ret)
+			nanosleep(&tick, NULL);
+	} while (hf_now_ms() < end);
+	return 0;
+}
+
+/* before a failure: don't leave C behind */
+static void give_up(pid_t pid)
+{
+	if (kill_and_reap(pid))
+		hf_remove_file("window_ptrace", pid);
+}
+
+static pid_t tracer_of(pid_t pid)
+{
+	char path[64], buf[2048], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_text(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\nTracerPid:");
+	return p ? atoi(p + strlen("\nTracerPid:")) : -1;
+}
+
+/* PTRACE_EVENT_STOP of the interrupted C within STOP_MS, in @st */
+static int wait_stop(pid_t pid, int *st)
+{
+	struct timespec tick = { 0, 1000 * 1000 };
+	long long end = hf_now_ms() + STOP_MS;
+	pid_t ret;
+
+	do {
+		ret = waitpid(pid, st, __WALL | WNOHANG);
+		if (ret == pid)
+			return 1;
+		if (ret < 0 && errno != EINTR) {
+			int e = errno;
+
+			give_up(pid);
+			fail("waitpid of the tracee: %s", strerror(e));
+		}
+		nanosleep(&tick, NULL);
+	} while (hf_now_ms() < end);
+	return 0;
+}
+
+static void test_seize(void)
+{
+	int p[2], st, in_window;
+	struct hf_fifo f;
+	long long before;
+	pid_t pid, tracer;
+
+	test_dir("IOUH_EXT4");
+	hf_fifo_init(&f, "window_ptrace");
+	hf_window_widen(WINDOW_MS);
+	if (pipe2(p, O_CLOEXEC))
+		fail("pipe: %s", strerror(errno));
+	before = handoff_counter("handoffs");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (!pid) {
+		close(p[0]);
+		child(p[1], &f);
+	}
+	close(p[1]);
+
+	if (!wait_byte(p[0], 'R', READY_MS)) {
+		give_up(pid);
+		fail("the child did not get to its submit in %d ms", READY_MS);
+	}
+	if (!hf_wait_asleep(pid, pid, ASLEEP_MS)) {
+		give_up(pid);
+		fail("the child did not sleep within %d ms of its submit",
+		     ASLEEP_MS);
+	}
+	usleep(SETTLE_MS * 1000);
+	if (ptrace(PTRACE_SEIZE, pid, NULL, NULL)) {
+		int e = errno;
+
+		give_up(pid);
+		fail("PTRACE_SEIZE of the sleeping submitter: %s", strerror(e));
+	}
+	in_window = hf_window_open(pid);
+
+	if (!wait_byte(p[0], 'D', SUBMIT_MS)) {
+		give_up(pid);
+		fail("the child's submit did not return within %d ms of the seize",
+		     SUBMIT_MS);
+	}
+	tracer = tracer_of(pid);
+	if (tracer != getpid()) {
+		give_up(pid);
+		fail("TracerPid of the child %d after the seize, expected %d",
+		     tracer, getpid());
+	}
+	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL)) {
+		int e = errno;
+
+		give_up(pid);
+		fail("PTRACE_INTERRUPT: %s", strerror(e));
+	}
+	if (!wait_stop(pid, &st)) {
+		give_up(pid);
+		fail("no stop within %d ms of PTRACE_INTERRUPT", STOP_MS);
+	}
+	if (!WIFSTOPPED(st) || st >> 16 != PTRACE_EVENT_STOP) {
+		give_up(pid);
+		fail("status %#x after PTRACE_INTERRUPT, expected a PTRACE_EVENT_STOP",
+		     st);
+	}
+	if (ptrace(PTRACE_DETACH, pid, NULL, NULL)) {
+		int e = errno;
+
+		give_up(pid);
+		fail("PTRACE_DETACH: %s", strerror(e));
+	}
+	if (!kill_and_reap(pid))
+		fail("the child was not reaped %d ms after SIGKILL", REAP_MS);
+
+	if (mode_handoff())
+		fprintf(stderr, "note: seized %s the window\n",
+			in_window ? "inside" : "outside");
+	hf_remove_file("window_ptrace", pid);
+	close(p[0]);
+	expect_handoff(before);
+	hf_fifo_exit(&f);
+}
+
+int main(void)
+{
+	alarm(40);
+	test_seize();
+	return T_PASS;
+}
