@@ -7,15 +7,23 @@ export CACHE_DIR
 BUILD := $(CURDIR)/build
 KDIR_FILE := $(BUILD)/kdir
 KDIR = $(shell cat $(KDIR_FILE))
+KDIR_DEBUG = $(shell cat $(BUILD)/kdir-debug)
 GUEST_TIMEOUT ?= 3000
+# the debug lane's stress run, and the main lane's
+STRESS_SECS ?= 300
+STRESS_SECS_MAIN ?= 60
 
-.PHONY: help setup kernel module tests liburing operator test bench deb clean
+.PHONY: help setup kernel kernel-debug module module-debug tests liburing \
+	operator test test-main test-debug liburing-baseline bench deb clean
 
 help:
-	@echo "make test     build kernel + module + tests, run them in a QEMU guest"
+	@echo "make test     build both kernels, module, tests; run the main lane (project"
+	@echo "              tests, liburing suite, stress, operator checks) and the debug"
+	@echo "              lane (lockdep+KASAN kernel: project tests, stress) in QEMU"
 	@echo "make bench    A/B benchmark in one guest boot: build/bench/results.csv, ratio.png"
 	@echo "              (BENCH_SECS=2 BENCH_ROUNDS=3 VCPUS=2 BENCH_OPS=... BENCH_QDS=... BENCH_FS=...)"
-	@echo "make kernel   build (or reuse) the patched test kernel"
+	@echo "make kernel   build (or reuse) the patched test kernel (kernel-debug: the"
+	@echo "              debug lane's, kernel/debug.config on top)"
 	@echo "make module   build module/ against that kernel"
 	@echo "make tests    build tests/ against liburing 2.15"
 	@echo "make deb      Debian kernel packages with the hooks, distro config, -handoff"
@@ -27,15 +35,28 @@ setup:
 
 kernel: setup
 	@mkdir -p $(BUILD)
-	@scripts/kernel.sh > $(KDIR_FILE).tmp && mv $(KDIR_FILE).tmp $(KDIR_FILE)
+	@scripts/kernel.sh test > $(KDIR_FILE).tmp && mv $(KDIR_FILE).tmp $(KDIR_FILE)
+
+kernel-debug: setup
+	@mkdir -p $(BUILD)
+	@scripts/kernel.sh debug > $(BUILD)/kdir-debug.tmp && \
+		mv $(BUILD)/kdir-debug.tmp $(BUILD)/kdir-debug
 
 module: kernel
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
 	@mkdir -p $(BUILD)/module
 	cp module/io_uring_handoff.ko $(BUILD)/module/
 
+# a copy of the sources, so the two builds' objects don't mix
+module-debug: kernel-debug
+	@rm -rf $(BUILD)/module-debug && mkdir -p $(BUILD)/module-debug/module
+	@cp module/Kbuild module/*.[ch] $(BUILD)/module-debug/module/
+	@cp -r arch $(BUILD)/module-debug/
+	$(MAKE) -s -C $(KDIR_DEBUG) M=$(BUILD)/module-debug/module modules
+
 tests: kernel
 	$(MAKE) -C tests UAPI=$(KDIR)/uapi OUT=$(BUILD)/tests
+	$(MAKE) -C stress UAPI=$(KDIR)/uapi OUT=$(BUILD)/stress
 
 liburing: setup
 	@scripts/liburing.sh
@@ -51,14 +72,40 @@ operator: module
 		KCFLAGS="-include $(CURDIR)/tests/badabi.h"
 	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
 
-test: module tests liburing operator
+test: module module-debug tests liburing operator
 	@scripts/host-checks.sh > $(BUILD)/host-results.txt
-	@echo "test: booting $(KDIR)/arch/x86/boot/bzImage"
+	@$(MAKE) -s test-main test-debug; \
+	scripts/summary.sh $(BUILD)/host-results.txt $(BUILD)/results \
+		$(BUILD)/results-debug
+
+# the lanes on their own; make test runs both, then sums up
+test-main:
+	@echo "test: main lane, $(KDIR)/arch/x86/boot/bzImage"
 	@start=$$(date +%s); \
-	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/results $(GUEST_TIMEOUT); \
-	vm=$$?; echo "test: guest ran $$(( $$(date +%s) - start ))s"; \
-	cat $(BUILD)/host-results.txt >> $(BUILD)/results/results.txt; \
-	scripts/summary.sh $(BUILD)/results && [ $$vm = 0 ]
+	IOUH_STRESS_SECS=$(STRESS_SECS_MAIN) \
+	IOUH_SUITES="project liburing stress operator" \
+	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/results \
+		$(GUEST_TIMEOUT); \
+	echo "test: main lane guest ran $$(( $$(date +%s) - start ))s"
+
+test-debug:
+	@echo "test: debug lane, $(KDIR_DEBUG)/arch/x86/boot/bzImage"
+	@start=$$(date +%s); \
+	IOUH_STRESS_SECS=$(STRESS_SECS) IOUH_MODES=handoff \
+	IOUH_SUITES="project stress" \
+	IOUH_KO=$(BUILD)/module-debug/module/io_uring_handoff.ko \
+	IOUH_DISK=$(CACHE_DIR)/ext4-debug.img IOUH_TIMEOUT=180 \
+	scripts/run-vm.sh $(KDIR_DEBUG)/arch/x86/boot/bzImage \
+		$(BUILD)/results-debug $(GUEST_TIMEOUT); \
+	echo "test: debug lane guest ran $$(( $$(date +%s) - start ))s"
+
+# tests/liburing-stock.txt: the liburing suite's results on the stock kernel
+liburing-baseline: module tests liburing
+	IOUH_SUITES=liburing-stock IOUH_MODES=none \
+	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/baseline \
+		$(GUEST_TIMEOUT)
+	grep ' stock/liburing/' $(BUILD)/baseline/results.txt | \
+		sed 's| stock/liburing/| |' > tests/liburing-stock.txt
 
 BENCH_SECS ?= 2
 BENCH_ROUNDS ?= 3

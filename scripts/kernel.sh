@@ -1,8 +1,11 @@
 #!/bin/bash
-# Build the test kernel: Debian's linux-source 7.2.13 + core-hooks.patch +
-# kernel/test.config on tinyconfig. Cached outside the repo, keyed by a hash
-# of the source version, the patch, the config and RECIPE. Prints the
+# Build a test kernel: Debian's linux-source 7.2.13 + core-hooks.patch +
+# config fragments on tinyconfig. Cached outside the repo, keyed by a hash
+# of the source version, the patch, the fragments and RECIPE. Prints the
 # build directory (usable as KDIR for out-of-tree modules) on stdout.
+# usage: kernel.sh [test|debug]
+#   test	kernel/test.config
+#   debug	kernel/test.config + kernel/debug.config (lockdep, KASAN, ...)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,11 +13,17 @@ CACHE=${CACHE_DIR:-/var/cache/iouh}
 SRCVER=7.2.13-1
 DEB=$CACHE/src/linux-source-7.2_${SRCVER}_all.deb
 PATCH=${CORE_PATCH:-$REPO/core-hooks.patch}
-CONFIG=$REPO/kernel/test.config
+VARIANT=${1:-test}
+case $VARIANT in
+test) CONFIGS=("$REPO/kernel/test.config") ;;
+debug) CONFIGS=("$REPO/kernel/test.config" "$REPO/kernel/debug.config") ;;
+*) echo "kernel: unknown variant $VARIANT" >&2; exit 2 ;;
+esac
 
 # bump RECIPE when the build steps below change what ends up in the cache
 RECIPE=1
-key=$( { echo "$SRCVER $RECIPE"; cat "$PATCH" "$CONFIG"; } | sha256sum | cut -c1-16)
+key=$( { echo "$SRCVER $RECIPE $VARIANT"; cat "$PATCH" "${CONFIGS[@]}"; } |
+	sha256sum | cut -c1-16)
 dir=$CACHE/kernel/$key
 log() { echo "kernel: $*" >&2; }
 
@@ -45,28 +54,31 @@ if ! out=$(cd "$dir/src" && patch -p1 --fuzz=0 --dry-run -s < "$PATCH" 2>&1); th
 fi
 (cd "$dir/src" && patch -p1 --fuzz=0 -s < "$PATCH")
 
-log "configuring (tinyconfig + $(basename "$CONFIG"))"
+log "configuring $VARIANT (tinyconfig + ${CONFIGS[*]##*/})"
 make -s -C "$dir/src" O="$dir/obj" tinyconfig >/dev/null
 "$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/obj" \
-	"$dir/obj/.config" "$CONFIG" >/dev/null
+	"$dir/obj/.config" "${CONFIGS[@]}" >/dev/null
 make -s -C "$dir/src" O="$dir/obj" olddefconfig >/dev/null
-# every option the fragment asks for must have survived olddefconfig
+# every option the fragments ask for must have survived olddefconfig (a
+# later fragment's value wins)
 missing=0
 while IFS== read -r opt val; do
-	case "$opt" in CONFIG_*) ;; *) continue ;; esac
 	[ "$val" = n ] && continue
 	grep -qx "$opt=$val" "$dir/obj/.config" || { log "config lost $opt=$val"; missing=1; }
-done < "$CONFIG"
+done < <(cat "${CONFIGS[@]}" | grep '^CONFIG_' | tac | sort -s -u -t= -k1,1)
 [ $missing = 0 ] || exit 1
 
-log "building bzImage ($key), this takes several minutes"
+log "building $VARIANT bzImage ($key), this takes several minutes"
 start=$(date +%s)
 make -s -C "$dir/src" O="$dir/obj" -j"$(nproc)" bzImage modules >&2
 # uapi headers for the test programs: liburing 2.15 wants newer than bookworm's
 make -s -C "$dir/src" O="$dir/obj" headers_install INSTALL_HDR_PATH="$dir/obj/uapi" >&2
+echo "$VARIANT" > "$dir/variant"
 touch "$dir/obj/.done"
 log "built in $(( $(date +%s) - start ))s"
-# keep the two newest builds
-find "$CACHE/kernel" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
-	sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r rm -rf
+# keep the two newest builds of each variant
+for d in "$CACHE"/kernel/*/; do
+	[ "$(cat "$d/variant" 2>/dev/null || echo test)" = "$VARIANT" ] &&
+		printf '%s %s\n' "$(stat -c %Y "$d")" "$d"
+done | sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r rm -rf
 echo "$dir/obj"

@@ -1,29 +1,49 @@
 #!/bin/bash
-# Count the guest's results, fail on kernel splats, print the closing line.
+# Count the results of the host checks and of each guest lane, fail on
+# kernel splats, print the closing line.
+# usage: summary.sh HOST_RESULTS RESULTS_DIR...
+# A lane is named after its directory: results -> main, results-debug ->
+# debug; its failures are listed as LANE/phase/test.
 set -u
-RES=$1
-out=$RES/results.txt
-bad=0
-if [ ! -s "$out" ]; then
-	echo "summary: no results from the guest"
-	exit 1
-fi
-# a guest that never got to the end of guest-run.sh is a failure
-if [ ! -f "$RES/guest-complete" ]; then
-	echo "summary: the guest did not complete scripts/guest-run.sh, see $RES/guest.log:"
-	tail -n 20 "$RES/guest.log" 2>/dev/null
-	bad=1
-fi
-pass=$(grep -c '^pass ' "$out")
-fail=$(( $(grep -c '^fail ' "$out") + bad ))
-skip=$(grep -c '^skip ' "$out")
-if grep -nE 'Oops|BUG:|WARNING:|possible recursive locking|circular locking|KASAN|Call Trace' \
-	"$RES/console.log" "$RES/dmesg.txt" 2>/dev/null | head -n 40 | grep .; then
-	echo "summary: kernel reported a problem in the guest (above)"
-	fail=$((fail + 1))
-	bad=1
-fi
-grep '^fail ' "$out" | sed 's/^/summary: /'
-cat "$RES/accel"
+host=$1
+shift
+pass=0 fail=0 skip=0
+# lockdep, KASAN, RCU, list debugging, hung tasks and the rest of the splats
+SPLAT='Oops|BUG:|WARNING:|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|KASAN|list_add corruption|list_del corruption|blocked for more than|Call Trace'
+
+count() {	# file prefix
+	local p f s
+	p=$(grep -c '^pass ' "$1")
+	f=$(grep -c '^fail ' "$1")
+	s=$(grep -c '^skip ' "$1")
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	grep '^fail ' "$1" | sed "s|^fail |summary: fail $2|"
+}
+
+[ -s "$host" ] && count "$host" ""
+for res in "$@"; do
+	lane=$(basename "$res")
+	lane=${lane#results}
+	lane=${lane#-}
+	lane=${lane:-main}
+	if [ ! -s "$res/results.txt" ]; then
+		echo "summary: $lane: no results from the guest"
+		fail=$((fail + 1))
+		continue
+	fi
+	count "$res/results.txt" "$lane/"
+	# a guest that never got to the end of guest-run.sh is a failure
+	if [ ! -f "$res/guest-complete" ]; then
+		echo "summary: $lane: the guest did not complete scripts/guest-run.sh, see $res/guest.log:"
+		tail -n 20 "$res/guest.log" 2>/dev/null
+		fail=$((fail + 1))
+	fi
+	if grep -nE "$SPLAT" "$res/console.log" "$res/dmesg.txt" 2>/dev/null |
+		head -n 40 | grep .; then
+		echo "summary: $lane: the kernel reported a problem (above)"
+		fail=$((fail + 1))
+	fi
+	echo "summary: $lane: $(cat "$res/accel" 2>/dev/null)"
+done
 echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ] && [ $bad = 0 ]
+[ "$fail" = 0 ]

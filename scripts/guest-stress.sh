@@ -1,0 +1,54 @@
+#!/bin/bash
+# Runs in the guest, sourced by guest-run.sh with the module loaded: the
+# stress program (stress/iouh-stress.c) for IOUH_STRESS_SECS (120), while
+# the module is unloaded and loaded again every IOUH_STRESS_CYCLE seconds
+# (10). Every rmmod must finish within 30 s. Uses record() and
+# load_module() from guest-run.sh; leaves the module loaded.
+STRESS=$BUILD/stress/iouh-stress
+
+stress_suite() {
+	local secs=${IOUH_STRESS_SECS:-120} cycle=${IOUH_STRESS_CYCLE:-10}
+	local pid rc cycles=0 bad=0 deadline
+
+	if [ ! -x "$STRESS" ]; then
+		echo "stress: $STRESS not built"
+		record fail stress/run
+		return
+	fi
+	echo "stress: ${secs}s, rmmod/modprobe every ${cycle}s"
+	"$STRESS" --secs "$secs" > /tmp/stress.out 2>&1 &
+	pid=$!
+	deadline=$((SECONDS + secs + 120))
+	while kill -0 $pid 2>/dev/null; do
+		sleep "$cycle"
+		kill -0 $pid 2>/dev/null || break
+		if [ $SECONDS -gt $deadline ]; then
+			echo "stress: still running after $((secs + 120))s, killed"
+			kill -9 $pid
+			break
+		fi
+		if ! timeout 30 rmmod io_uring_handoff; then
+			echo "stress: rmmod failed or took over 30 s"
+			bad=1
+			break
+		fi
+		sleep 1
+		load_module || { bad=1; break; }
+		cycles=$((cycles + 1))
+	done
+	wait $pid
+	rc=$?
+	tail -n 30 /tmp/stress.out
+	echo "stress: $cycles rmmod/modprobe cycles"
+	if [ $rc = 0 ]; then
+		record pass stress/run
+	else
+		record fail stress/run
+	fi
+	if [ $bad = 0 ] && [ $cycles -gt 0 ]; then
+		record pass stress/rmmod-cycles
+	else
+		record fail stress/rmmod-cycles
+	fi
+	[ -r "$SYSFS/enabled" ] || load_module
+}
