@@ -12,7 +12,10 @@
  *   user_data. The cancel must complete with -EALREADY (found running, and
  *   interrupted), the open within 2 s with a negative res: -ERESTARTSYS
  *   (the io-wq worker's sleep is interrupted by the cancel's notification),
- *   -EINTR or -ECANCELED; which one is printed.
+ *   -EINTR or -ECANCELED; which one is printed. Stock 7.2 now and then has
+ *   the open interrupted before the cancel looks (-ENOENT then, the open
+ *   -ERESTARTSYS): that attempt proves nothing and is made again, 3 times
+ *   at most.
  * - ring exit: on a second ring the open is submitted, 200 ms later the
  *   ring is closed with io_uring_queue_exit(). The ring's exit work must
  *   cancel the open, so no reader waits on the FIFO anymore and an
@@ -101,7 +104,6 @@ static void *test_async_cancel(void *arg)
 	long long end;
 	struct hf hf;
 
-	(void)arg;
 	hf_init(&hf, "cancel_handed_off");
 	hf_fifo_init(&f, "cancel_handed_off");
 	submit_open(&hf.ring, &f, what);
@@ -145,6 +147,19 @@ static void *test_async_cancel(void *arg)
 	hf_fifo_release_cancel(&f);
 	if (!got_cancel)
 		fail("%s: no CQE for the cancel", what);
+	/*
+	 * Stock 7.2 too, now and then, has the open on io-wq interrupted
+	 * (-ERESTARTSYS) before the cancel looks: nothing was cancelled then,
+	 * try again.
+	 */
+	if (cancel_res == -ENOENT && res_name(open_res) && arg) {
+		fprintf(stderr, "note: %s: the open ended with %d before the cancel, again\n",
+			what, open_res);
+		(*(int *)arg)++;
+		hf_fifo_exit(&f);
+		hf_exit(&hf);
+		return NULL;
+	}
 	if (cancel_res != -EALREADY)
 		fail("%s: cancel res %d (%s), expected -EALREADY; the open gave %d",
 		     what, cancel_res, strerror(-cancel_res), open_res);
@@ -243,8 +258,12 @@ static void *test_ring_exit(void *arg)
 
 int main(void)
 {
-	alarm(50);
-	run_in_thread(test_async_cancel, NULL);
+	int retries = 0, prev;
+
+	do {
+		prev = retries;
+		run_in_thread(test_async_cancel, retries < 3 ? &retries : NULL);
+	} while (retries != prev);
 	run_in_thread(test_ring_exit, NULL);
 	return T_PASS;
 }
