@@ -117,6 +117,7 @@ mode() { case " $MODES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 mode stock && want project && project_tests stock
 want liburing-stock && liburing_suite stock
+want stress-stock && . "$REPO/scripts/guest-stress.sh" && stress_suite stock
 
 # the DKMS copy through modules.dep, as an operator loads it; IOUH_KO
 # names another build of the module to insmod instead (A/B of module code)

@@ -4,22 +4,23 @@
 # the module is unloaded and loaded again every IOUH_STRESS_CYCLE seconds
 # (10). Every rmmod must finish within 30 s. Uses record() and
 # load_module() from guest-run.sh; leaves the module loaded.
+# stress_suite stock: the same run on the stock kernel, no module.
 STRESS=$BUILD/stress/iouh-stress
 
 stress_suite() {
 	local secs=${IOUH_STRESS_SECS:-120} cycle=${IOUH_STRESS_CYCLE:-10}
-	local pid rc cycles=0 bad=0 deadline
+	local pid rc cycles=0 bad=0 deadline phase=${1:-handoff}
 
 	if [ ! -x "$STRESS" ]; then
 		echo "stress: $STRESS not built"
-		record fail stress/run
+		record fail "$phase/stress/run"
 		return
 	fi
 	echo "stress: ${secs}s, rmmod/modprobe every ${cycle}s"
 	"$STRESS" --secs "$secs" > /tmp/stress.out 2>&1 &
 	pid=$!
 	deadline=$((SECONDS + secs + 120))
-	while kill -0 $pid 2>/dev/null; do
+	while [ "$phase" != stock ] && kill -0 $pid 2>/dev/null; do
 		sleep "$cycle"
 		kill -0 $pid 2>/dev/null || break
 		if [ $SECONDS -gt $deadline ]; then
@@ -41,14 +42,15 @@ stress_suite() {
 	tail -n 30 /tmp/stress.out
 	echo "stress: $cycles rmmod/modprobe cycles"
 	if [ $rc = 0 ]; then
-		record pass stress/run
+		record pass "$phase/stress/run"
 	else
-		record fail stress/run
+		record fail "$phase/stress/run"
 	fi
+	[ "$phase" = stock ] && return
 	if [ $bad = 0 ] && [ $cycles -gt 0 ]; then
-		record pass stress/rmmod-cycles
+		record pass "$phase/stress/rmmod-cycles"
 	else
-		record fail stress/rmmod-cycles
+		record fail "$phase/stress/rmmod-cycles"
 	fi
 	[ -r "$SYSFS/enabled" ] || load_module
 }
