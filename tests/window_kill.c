@@ -22,16 +22,24 @@
  * else, where io-wq does the open), in mode handoff also until the window
  * is open, sends SIGKILL to C, waits until the window is over, and only
  * then lets H's getdents finish: C's open gets D's lock, finds the FIFO and
- * waits for a writer, interruptibly. No writer ever comes, only the SIGKILL
- * ends that wait. C must be reaped within 10 s, killed by SIGKILL. Three
- * rounds, each with a new H and C; first a control round, the same without
- * the window. The handoff counter must move in each round with the window.
- * Skipped without userfaultfd (ENOSYS, EPERM) or drop_caches.
+ * waits for a writer, interruptibly. No writer ever comes. Before H lets
+ * go, the thread that waits for D's lock must have SIGKILL pending, as
+ * every thread of a killed group has, io-wq's workers too
+ * (complete_signal()): a thread in state D that keeps SIGKILL pending for
+ * 50 ms (the others in state D wait in their exit, their SIGKILL taken).
+ * C must be reaped within 10 s, killed by SIGKILL. Three rounds, each with
+ * a new H and C; first a control round, the same without the window. The
+ * handoff counter must move in each round with the window. Skipped without
+ * userfaultfd (ENOSYS, EPERM) or drop_caches.
  *
  * Fails on a kernel/module whose identity exchange moves SIGKILL off the
- * submitter while that sleeps uninterruptibly: it then sleeps in the FIFO
- * open with no signal pending, where no io-wq cancel reaches it, and the
- * exit of the process hangs ("not reaped").
+ * submitter while that sleeps uninterruptibly ("no SIGKILL pending"): the
+ * demoted submitter would sleep on in any wait that only SIGKILL ends
+ * (TASK_KILLABLE), and the exit of the process, which waits for io-wq,
+ * would hang. The FIFO wait itself is interruptible, io-wq's exit wakes it
+ * (a notification signal), so it is not what hangs; "not reaped" checks
+ * that nothing else does. Checked to fail with the SIGKILL kept on the
+ * source removed from iouh_take_signals() (module/identity.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -597,6 +605,73 @@ static int wait_open_in_d(pid_t pid, int leader, int ms)
 	return 0;
 }
 
+/* the pending signals of @pid's thread @tid (SigPnd), -1 if unreadable */
+static long long sig_pending(pid_t pid, pid_t tid)
+{
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	if (read_text(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\nSigPnd:");
+	if (!p)
+		return -1;
+	return strtoll(p + strlen("\nSigPnd:"), NULL, 16);
+}
+
+/* a thread of @pid in state D with SIGKILL pending, 0 if none */
+static pid_t killed_in_d(pid_t pid)
+{
+	struct dirent *de;
+	char path[64];
+	pid_t tid = 0, t;
+	long long pnd;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!tid && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		t = atoi(de->d_name);
+		if (hf_task_state(pid, t) != 'D')
+			continue;
+		pnd = sig_pending(pid, t);
+		if (pnd > 0 && (pnd & (1LL << (SIGKILL - 1))))
+			tid = t;
+	}
+	closedir(d);
+	return tid;
+}
+
+/*
+ * The thread that waits for D's lock, with SIGKILL pending, seen within
+ * @ms: a thread in state D with SIGKILL pending, the same one STABLE_MS
+ * later. The other threads that wait in state D do so in their exit, their
+ * SIGKILL taken. Its tid, 0 if not seen.
+ */
+static pid_t killed_waiter(pid_t pid, int ms)
+{
+	struct timespec stable = { 0, STABLE_MS * 1000 * 1000 };
+	struct timespec one = { 0, 1000 * 1000 };
+	long long end = hf_now_ms() + ms;
+	pid_t tid;
+
+	do {
+		tid = killed_in_d(pid);
+		if (tid) {
+			nanosleep(&stable, NULL);
+			if (hf_task_state(pid, tid) == 'D' &&
+			    (sig_pending(pid, tid) & (1LL << (SIGKILL - 1))))
+				return tid;
+		}
+		nanosleep(&one, NULL);
+	} while (hf_now_ms() < end);
+	return 0;
+}
+
 /* wait up to @ms until hf_window_open(@pid) is @open: 1 if it was */
 static int wait_window(pid_t pid, int open, int ms)
 {
@@ -693,6 +768,11 @@ static void run_round(const char *what, int window, int *in_window)
 	/* the exchange must have run before the open can go on */
 	ended = mode_handoff() ? wait_window(pid, 0, END_WAIT_MS) : 1;
 	t_end = hf_now_ms();
+	if (!killed_waiter(pid, END_WAIT_MS)) {
+		dump_tasks(pid);
+		fail("%s: after the group SIGKILL, %s the window, no thread of the child waits for the lock with SIGKILL pending",
+		     what, inside ? "inside" : "outside");
+	}
 	holder_release();
 
 	ret = reap(pid, REAP_MS, &st);
