@@ -10,6 +10,7 @@
 # IOUH_REPEAT	run each project test this many times (1), to chase flakes
 # IOUH_KO	insmod this build of the module instead of modprobe
 # IOUH_TIMEOUT	per-test timeout in seconds (60)
+# IOUH_LIBURING_TESTS	only these liburing tests (names without .t)
 set -u
 REPO=$1
 RES=/run/results
@@ -27,11 +28,29 @@ ip link set lo up 2>/dev/null || busybox ip link set lo up
 
 record() { echo "$1 $2" >> "$OUT"; echo "[$1] $2"; }
 
+# the kernel stacks of a test that outlived its timeout, and of all in D
+dump_stuck() {	# pid of timeout(1)
+	local t
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		grep -qs "^PPid:[[:space:]]*$1\$" "${t%/task/*}/status" ||
+			grep -qs '^State:[[:space:]]*D' "$t/status" || continue
+		echo "--- stuck: ${t#/proc/} ($(cat "$t/comm" 2>/dev/null)) $(grep -s '^State' "$t/status")"
+		cat "$t/stack" 2>/dev/null
+	done
+}
+
 run_one() {	# phase name cmd...
-	local phase=$1 name=$2 rc
+	local phase=$1 name=$2 rc tpid wd
 	shift 2
-	timeout "$LTMO" "$@" > /tmp/test.out 2>&1
+	timeout -k 10 "$LTMO" "$@" > /tmp/test.out 2>&1 &
+	tpid=$!
+	# a test that SIGKILL doesn't end: say where it sleeps
+	(sleep $((LTMO + 30)) && dump_stuck $tpid) &
+	wd=$!
+	wait $tpid
 	rc=$?
+	kill $wd 2>/dev/null
+	wait $wd 2>/dev/null
 	# what a test noted, whatever its outcome
 	grep '^note:' /tmp/test.out | sed "s|^|    $phase/$name: |"
 	case $rc in
@@ -72,6 +91,8 @@ liburing_suite() {	# phase
 	cd "$dir" || return
 	for t in *.t; do
 		name=${t%.t}
+		[ -n "${IOUH_LIBURING_TESTS:-}" ] &&
+			[[ " $IOUH_LIBURING_TESTS " != *" $name "* ]] && continue
 		if grep -q "^$name " "$REPO/tests/liburing-skip.txt"; then
 			record skip "$1/liburing/$name"
 			continue

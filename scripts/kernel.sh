@@ -78,7 +78,9 @@ touch "$dir/obj/.done"
 log "built in $(( $(date +%s) - start ))s"
 # keep the two newest builds of each variant
 for d in "$CACHE"/kernel/*/; do
-	[ "$(cat "$d/variant" 2>/dev/null || echo test)" = "$VARIANT" ] &&
+	# an if: a last directory of the other variant mustn't fail the loop
+	if [ "$(cat "$d/variant" 2>/dev/null || echo test)" = "$VARIANT" ]; then
 		printf '%s %s\n' "$(stat -c %Y "$d")" "$d"
+	fi
 done | sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r rm -rf
 echo "$dir/obj"

@@ -9,7 +9,7 @@ host=$1
 shift
 pass=0 fail=0 skip=0
 # lockdep, KASAN, RCU, list debugging, hung tasks and the rest of the splats
-SPLAT='Oops|BUG:|WARNING:|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|KASAN|list_add corruption|list_del corruption|blocked for more than|Call Trace'
+SPLAT='Oops|BUG:|WARNING:|possible recursive locking|circular locking|inconsistent lock state|suspicious RCU usage|KASAN|list_add corruption|list_del corruption|blocked for more than|Call Trace|Kernel panic|Out of memory'
 
 count() {	# file prefix
 	local p f s
@@ -36,6 +36,9 @@ for res in "$@"; do
 	if [ ! -f "$res/guest-complete" ]; then
 		echo "summary: $lane: the guest did not complete scripts/guest-run.sh, see $res/guest.log:"
 		tail -n 20 "$res/guest.log" 2>/dev/null
+		echo "summary: $lane: how the guest ended ($res/console.log):"
+		grep -E 'IOUH-GUEST-DONE|Killed process|Kernel panic' \
+			"$res/console.log" 2>/dev/null | tail -n 5
 		fail=$((fail + 1))
 	fi
 	if grep -nE "$SPLAT" "$res/console.log" "$res/dmesg.txt" 2>/dev/null |
