@@ -2,13 +2,15 @@
 # Runs in the guest, sourced by guest-run.sh with the module loaded: the
 # stress program (stress/iouh-stress.c) for IOUH_STRESS_SECS (120), while
 # the module is unloaded and loaded again every IOUH_STRESS_CYCLE seconds
-# (10). Every rmmod must finish within 30 s. Uses record() and
+# (10). Every rmmod must finish within 30 s. IOUH_STRESS_SLOW (1) multiplies
+# the program's time limits (--slow), for the debug kernel. Uses record() and
 # load_module() from guest-run.sh; leaves the module loaded.
 # stress_suite stock: the same run on the stock kernel, no module.
 STRESS=$BUILD/stress/iouh-stress
 
 stress_suite() {
 	local secs=${IOUH_STRESS_SECS:-120} cycle=${IOUH_STRESS_CYCLE:-10}
+	local slow=${IOUH_STRESS_SLOW:-1}
 	local pid rc cycles=0 bad=0 deadline phase=${1:-handoff}
 
 	if [ ! -x "$STRESS" ]; then
@@ -17,14 +19,14 @@ stress_suite() {
 		return
 	fi
 	echo "stress: ${secs}s, rmmod/modprobe every ${cycle}s"
-	"$STRESS" --secs "$secs" > /tmp/stress.out 2>&1 &
+	"$STRESS" --secs "$secs" --slow "$slow" > /tmp/stress.out 2>&1 &
 	pid=$!
-	deadline=$((SECONDS + secs + 120))
+	deadline=$((SECONDS + secs + 120 * slow))
 	while [ "$phase" != stock ] && kill -0 $pid 2>/dev/null; do
 		sleep "$cycle"
 		kill -0 $pid 2>/dev/null || break
 		if [ $SECONDS -gt $deadline ]; then
-			echo "stress: still running after $((secs + 120))s, killed"
+			echo "stress: still running after $((secs + 120 * slow))s, killed"
 			kill -9 $pid
 			break
 		fi

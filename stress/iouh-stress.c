@@ -7,7 +7,10 @@
  * io_uring. Every check here holds on stock io_uring by definition.
  *
  * Usage: iouh-stress --dir-ext4 D --dir-tmpfs T --secs N [--threads N]
- *                    [--seed S]
+ *                    [--seed S] [--slow F]
+ * --slow F multiplies every time limit (not the delays) by F, for a kernel
+ * that is slow on purpose (KASAN, lockdep): a limit checks liveness, not
+ * speed.
  * (the directories default to $IOUH_EXT4 and $IOUH_TMPFS)
  *
  * Design, all bounded in time and count:
@@ -120,20 +123,20 @@
 #define FIFO_DELAY_MAX	50
 #define RCLOSE_DELAY_MS	100
 #define RCLOSE_HOLD_MS	100
-#define RCLOSE_GIVEUP_MS 3000
-#define BATCH_DEADLINE_MS 20000
-#define FIFO_GIVEUP_MS	20000
+#define RCLOSE_GIVEUP_MS	(3000 * cfg.slow)
+#define BATCH_DEADLINE_MS	(20000 * cfg.slow)
+#define FIFO_GIVEUP_MS	(20000 * cfg.slow)
 #define FIFO_HOLD_MAX_MS 30000
-#define CHILD_REAP_MS	10000
+#define CHILD_REAP_MS	(10000 * cfg.slow)
 #define CHILD_OPS	20
-#define CHILD_GUARD_MS	30000
+#define CHILD_GUARD_MS	(30000 * cfg.slow)
 #define KILL_THREADS	3
-#define PROGRESS_MS	30000
-#define HARD_EXTRA_MS	60000
-#define SETXID_MAX_MS	2000
-#define SETXID_STUCK_MS	30000
-#define SIG_PENDING_MAX_MS 10000
-#define WARM_MS		2000
+#define PROGRESS_MS	(30000 * cfg.slow)
+#define HARD_EXTRA_MS	(60000 * cfg.slow)
+#define SETXID_MAX_MS	(2000 * cfg.slow)
+#define SETXID_STUCK_MS	(30000 * cfg.slow)
+#define SIG_PENDING_MAX_MS	(10000 * cfg.slow)
+#define WARM_MS	(2000 * cfg.slow)
 #define STACK_SZ	(1024 * 1024)
 
 #define FS_EXT4		0
@@ -309,6 +312,8 @@ static struct {
 	char dir[2][PATH_MAX];
 	int secs;
 	int nthreads;
+	/* the time limits' factor, --slow */
+	int slow;
 	unsigned long long seed;
 } cfg;
 
@@ -1767,7 +1772,7 @@ static void spawn(struct wctx *c, int kind)
 
 static void dump_proc_tasks(pid_t pid)
 {
-	char path[320], buf[512], wchan[64];
+	char path[320], buf[2048], wchan[64];
 	struct dirent *de;
 	DIR *d;
 
@@ -1795,6 +1800,10 @@ static void dump_proc_tasks(pid_t pid)
 			wchan[0] = '\0';
 		note("  task %s (%s) %c wchan %s", de->d_name, comm + 1, end[2],
 		     wchan);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", pid,
+			 de->d_name);
+		if (!read_text(path, buf, sizeof(buf)))
+			note("  its kernel stack:\n%s", buf);
 	}
 	closedir(d);
 }
@@ -2247,7 +2256,7 @@ static int count_fds(void)
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s --dir-ext4 D --dir-tmpfs T --secs N [--threads N] [--seed S]\n"
+		"usage: %s --dir-ext4 D --dir-tmpfs T --secs N [--threads N] [--seed S] [--slow F]\n"
 		"  (directories default to $IOUH_EXT4 and $IOUH_TMPFS)\n",
 		argv0);
 	exit(2);
@@ -2261,6 +2270,7 @@ static void parse_args(int argc, char **argv)
 		{ "secs", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'r' },
+		{ "slow", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2270,6 +2280,7 @@ static void parse_args(int argc, char **argv)
 
 	cfg.secs = 30;
 	cfg.nthreads = 6;
+	cfg.slow = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
@@ -2284,6 +2295,9 @@ static void parse_args(int argc, char **argv)
 		case 'n':
 			cfg.nthreads = atoi(optarg);
 			break;
+		case 'w':
+			cfg.slow = atoi(optarg);
+			break;
 		case 'r':
 			cfg.seed = strtoull(optarg, NULL, 0);
 			have_seed = 1;
@@ -2293,6 +2307,7 @@ static void parse_args(int argc, char **argv)
 		}
 	}
 	if (optind != argc || cfg.secs < 1 || cfg.nthreads < 1 ||
+	    cfg.slow < 1 ||
 	    cfg.nthreads > MAX_WORKERS)
 		usage(argv[0]);
 	for (fs = 0; fs < 2; fs++) {
