@@ -104,8 +104,11 @@ liburing-baseline: module tests liburing
 	IOUH_SUITES=liburing-stock IOUH_MODES=none \
 	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/baseline \
 		$(GUEST_TIMEOUT)
-	grep ' stock/liburing/' $(BUILD)/baseline/results.txt | \
-		sed 's| stock/liburing/| |' > tests/liburing-stock.txt
+	{ echo "# liburing's suite on the patched test kernel, module not loaded"; \
+	  echo "# (make liburing-baseline). A failure with the module counts only"; \
+	  echo "# where this says pass."; \
+	  grep ' stock/liburing/' $(BUILD)/baseline/results.txt | \
+		sed 's| stock/liburing/| |'; } > tests/liburing-stock.txt
 
 BENCH_SECS ?= 2
 BENCH_ROUNDS ?= 3
