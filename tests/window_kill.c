@@ -556,24 +556,54 @@ static int wait_ready(int fd, int ms)
 	return 0;
 }
 
-/* a thread of @pid in state D, @prev if it still is: its tid, 0 if none */
-static pid_t thread_in_d(pid_t pid, pid_t prev)
+/* the pending signals of @pid's thread @tid (SigPnd), -1 if unreadable */
+static long long sig_pending(pid_t pid, pid_t tid)
+{
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	if (read_text(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\nSigPnd:");
+	if (!p)
+		return -1;
+	return strtoll(p + strlen("\nSigPnd:"), NULL, 16);
+}
+
+/* SIGKILL pending on @pid's thread @tid */
+static int has_sigkill(pid_t pid, pid_t tid)
+{
+	long long pnd = sig_pending(pid, tid);
+
+	return pnd > 0 && (pnd & (1LL << (SIGKILL - 1)));
+}
+
+/*
+ * A thread of @pid in state D, @prev if it still is, with SIGKILL pending
+ * if @killed: its tid, 0 if none.
+ */
+static pid_t thread_in_d(pid_t pid, pid_t prev, int killed)
 {
 	struct dirent *de;
 	char path[64];
-	pid_t tid = 0;
+	pid_t tid = 0, t;
 	DIR *d;
 
-	if (prev && hf_task_state(pid, prev) == 'D')
+	if (prev && hf_task_state(pid, prev) == 'D' &&
+	    (!killed || has_sigkill(pid, prev)))
 		return prev;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
 		return 0;
-	while (!tid && (de = readdir(d)))
-		if (de->d_name[0] != '.' &&
-		    hf_task_state(pid, atoi(de->d_name)) == 'D')
-			tid = atoi(de->d_name);
+	while (!tid && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		t = atoi(de->d_name);
+		if (hf_task_state(pid, t) == 'D' &&
+		    (!killed || has_sigkill(pid, t)))
+			tid = t;
+	}
 	closedir(d);
 	return tid;
 }
@@ -594,7 +624,7 @@ static int wait_open_in_d(pid_t pid, int leader, int ms)
 		if (leader)
 			t = hf_task_state(pid, pid) == 'D' ? pid : 0;
 		else
-			t = thread_in_d(pid, tid);
+			t = thread_in_d(pid, tid, 0);
 		if (!t || t != tid)
 			since = hf_now_ms();
 		else if (hf_now_ms() - since >= STABLE_MS)
@@ -603,47 +633,6 @@ static int wait_open_in_d(pid_t pid, int leader, int ms)
 		nanosleep(&one, NULL);
 	} while (hf_now_ms() < end);
 	return 0;
-}
-
-/* the pending signals of @pid's thread @tid (SigPnd), -1 if unreadable */
-static long long sig_pending(pid_t pid, pid_t tid)
-{
-	char path[64], buf[4096], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
-	if (read_text(path, buf, sizeof(buf)))
-		return -1;
-	p = strstr(buf, "\nSigPnd:");
-	if (!p)
-		return -1;
-	return strtoll(p + strlen("\nSigPnd:"), NULL, 16);
-}
-
-/* a thread of @pid in state D with SIGKILL pending, 0 if none */
-static pid_t killed_in_d(pid_t pid)
-{
-	struct dirent *de;
-	char path[64];
-	pid_t tid = 0, t;
-	long long pnd;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (!tid && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		t = atoi(de->d_name);
-		if (hf_task_state(pid, t) != 'D')
-			continue;
-		pnd = sig_pending(pid, t);
-		if (pnd > 0 && (pnd & (1LL << (SIGKILL - 1))))
-			tid = t;
-	}
-	closedir(d);
-	return tid;
 }
 
 /*
@@ -660,11 +649,10 @@ static pid_t killed_waiter(pid_t pid, int ms)
 	pid_t tid;
 
 	do {
-		tid = killed_in_d(pid);
+		tid = thread_in_d(pid, 0, 1);
 		if (tid) {
 			nanosleep(&stable, NULL);
-			if (hf_task_state(pid, tid) == 'D' &&
-			    (sig_pending(pid, tid) & (1LL << (SIGKILL - 1))))
+			if (thread_in_d(pid, tid, 1) == tid)
 				return tid;
 		}
 		nanosleep(&one, NULL);
