@@ -266,12 +266,12 @@ static void iouh_take_cpu_timers(struct task_struct *dst,
 
 /*
  * Per-thread accounting follows the identity, so the tid's counters and the
- * process totals (read under sig->stats_lock) stay monotonic. The source
+ * process totals (read under sig->stats_lock) stay monotonic. The runtime
+ * moved already, before the tid (io_uring_handoff_exchange()). The source
  * may be running: a tick landing on it right now can be lost.
  */
 static void iouh_take_stats(struct task_struct *dst, struct task_struct *src)
 {
-	sched_exec_runtime_move(src);
 	dst->utime += src->utime;
 	dst->stime += src->stime;
 	dst->gtime += src->gtime;
