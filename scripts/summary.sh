@@ -20,6 +20,18 @@ count() {	# file prefix
 	grep '^fail ' "$1" | sed "s|^fail |summary: fail $2|"
 }
 
+# what a failed test printed, from the lane's guest.log (CI keeps only this)
+failed_output() {	# results_dir
+	local name
+	grep '^fail ' "$1/results.txt" | cut -d' ' -f2 | sort -u | head -n 5 |
+	while read -r name; do
+		echo "summary: $name printed:"
+		awk -v h="--- $name rc=" 'index($0, h) == 1 { n = 12 }
+			n > 0 && /^\[/ { n = 0 } n > 0 { print "  " $0; n-- }' \
+			"$1/guest.log" 2>/dev/null | head -n 24
+	done
+}
+
 [ -s "$host" ] && count "$host" ""
 for res in "$@"; do
 	lane=$(basename "$res")
@@ -32,6 +44,7 @@ for res in "$@"; do
 		continue
 	fi
 	count "$res/results.txt" "$lane/"
+	failed_output "$res"
 	# a guest that never got to the end of guest-run.sh is a failure
 	if [ ! -f "$res/guest-complete" ]; then
 		echo "summary: $lane: the guest did not complete scripts/guest-run.sh, see $res/guest.log:"
