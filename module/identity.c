@@ -266,17 +266,12 @@ static void iouh_take_cpu_timers(struct task_struct *dst,
 
 /*
  * Per-thread accounting follows the identity, so the tid's counters and the
- * process totals (read under sig->stats_lock) stay monotonic. The runtime
- * moved already, before the tid (io_uring_handoff_exchange()). The source
- * may be running: a tick landing on it right now can be lost.
+ * process totals (read under sig->stats_lock) stay monotonic. Runtime, user
+ * and system time moved already, before the tid (io_uring_handoff_exchange()).
  */
 static void iouh_take_stats(struct task_struct *dst, struct task_struct *src)
 {
-	dst->utime += src->utime;
-	dst->stime += src->stime;
 	dst->gtime += src->gtime;
-	src->utime = 0;
-	src->stime = 0;
 	src->gtime = 0;
 #ifndef CONFIG_VIRT_CPU_ACCOUNTING_NATIVE
 	/* what cputime_adjust() last reported keeps the tid monotonic */
