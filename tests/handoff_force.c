@@ -521,3 +521,32 @@ void hf_remove_file(const char *name, pid_t tid)
 		 tid);
 	unlink(path);
 }
+
+void hf_fifo_submit_open(struct io_uring *ring, struct hf_fifo *f,
+			 unsigned long long user_data)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int ret;
+
+	if (!sqe)
+		fail("no SQE");
+	hf_fifo_prep_open(f, sqe, user_data);
+	do
+		ret = io_uring_submit(ring);
+	while (ret == -EINTR && io_uring_sq_ready(ring));
+	if (ret != 1)
+		fail("submit returned %d", ret);
+}
+
+void hf_fifo_reap_open(struct io_uring *ring, struct hf_fifo *f,
+		       unsigned long long user_data, int ms)
+{
+	unsigned long long ud;
+	int res;
+
+	if (!hf_wait_cqe_ms(ring, ms, &ud, &res))
+		fail("no CQE %d ms after the submit", ms);
+	if (ud != user_data)
+		fail("CQE user_data %#llx, expected %#llx", ud, user_data);
+	hf_fifo_check_fd(f, res);
+}

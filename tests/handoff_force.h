@@ -89,6 +89,11 @@ void hf_fifo_release_now(struct hf_fifo *f);
 void hf_fifo_release_cancel(struct hf_fifo *f);
 /* @res of the openat must be an fd of the FIFO: fail if not, close it */
 void hf_fifo_check_fd(struct hf_fifo *f, int res);
+/* submit the open alone (-EINTR retried), then reap its CQE within @ms */
+void hf_fifo_submit_open(struct io_uring *ring, struct hf_fifo *f,
+			 unsigned long long user_data);
+void hf_fifo_reap_open(struct io_uring *ring, struct hf_fifo *f,
+		       unsigned long long user_data, int ms);
 /* join the writer, unlink the FIFO */
 void hf_fifo_exit(struct hf_fifo *f);
 

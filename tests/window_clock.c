@@ -212,33 +212,6 @@ static void set_phase(struct sampler *s, int ph)
 	__atomic_store_n(&s->phase, ph, __ATOMIC_RELEASE);
 }
 
-static void submit_open(struct io_uring *ring, struct hf_fifo *f)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	int ret;
-
-	if (!sqe)
-		fail("no SQE");
-	hf_fifo_prep_open(f, sqe, OPEN_UD);
-	do
-		ret = io_uring_submit(ring);
-	while (ret == -EINTR && io_uring_sq_ready(ring));
-	if (ret != 1)
-		fail("submit returned %d", ret);
-}
-
-static void reap_open(struct io_uring *ring, struct hf_fifo *f)
-{
-	unsigned long long ud;
-	int res;
-
-	if (!hf_wait_cqe_ms(ring, RELEASE_MS + REAP_MS, &ud, &res))
-		fail("no CQE %d ms after the submit", RELEASE_MS + REAP_MS);
-	if (ud != OPEN_UD)
-		fail("CQE user_data %#llx, expected %#llx", ud, OPEN_UD);
-	hf_fifo_check_fd(f, res);
-}
-
 static void *test_clocks(void *arg)
 {
 	struct timespec ms = { 0, 1000 * 1000 }, ts;
@@ -275,9 +248,9 @@ static void *test_clocks(void *arg)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	s.t_before = ts_ns(&ts);
 	set_phase(&s, PH_SUBMIT);
-	submit_open(&hf.ring, &f);
+	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
 	set_phase(&s, PH_RETURNED);
-	reap_open(&hf.ring, &f);
+	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
 	set_phase(&s, PH_DONE);
 	ret = pthread_join(u, NULL);
 	if (ret)

@@ -118,33 +118,6 @@ static void *poke(void *arg)
 	return NULL;
 }
 
-static void submit_open(struct io_uring *ring, struct hf_fifo *f)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	int ret;
-
-	if (!sqe)
-		fail("no SQE");
-	hf_fifo_prep_open(f, sqe, OPEN_UD);
-	do
-		ret = io_uring_submit(ring);
-	while (ret == -EINTR && io_uring_sq_ready(ring));
-	if (ret != 1)
-		fail("submit returned %d", ret);
-}
-
-static void reap_open(struct io_uring *ring, struct hf_fifo *f)
-{
-	unsigned long long ud;
-	int res;
-
-	if (!hf_wait_cqe_ms(ring, RELEASE_MS + REAP_MS, &ud, &res))
-		fail("no CQE %d ms after the submit", RELEASE_MS + REAP_MS);
-	if (ud != OPEN_UD)
-		fail("CQE user_data %#llx, expected %#llx", ud, OPEN_UD);
-	hf_fifo_check_fd(f, res);
-}
-
 /* T: the policy U set must be ours now */
 static void check_policy(void)
 {
@@ -200,8 +173,8 @@ static void *test_sched(void *arg)
 	hf_fifo_release_after(&f, RELEASE_MS);
 	before = handoff_counter("handoffs");
 	__atomic_store_n(&p.armed, 1, __ATOMIC_RELEASE);
-	submit_open(&hf.ring, &f);
-	reap_open(&hf.ring, &f);
+	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
+	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
 	ret = pthread_join(u, NULL);
 	if (ret)
 		fail("pthread_join: %s", strerror(ret));

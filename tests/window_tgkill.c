@@ -101,33 +101,6 @@ static void *send_signals(void *arg)
 	return NULL;
 }
 
-static void submit_open(struct io_uring *ring, struct hf_fifo *f)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	int ret;
-
-	if (!sqe)
-		fail("no SQE");
-	hf_fifo_prep_open(f, sqe, OPEN_UD);
-	do
-		ret = io_uring_submit(ring);
-	while (ret == -EINTR && io_uring_sq_ready(ring));
-	if (ret != 1)
-		fail("submit returned %d", ret);
-}
-
-static void reap_open(struct io_uring *ring, struct hf_fifo *f)
-{
-	unsigned long long ud;
-	int res;
-
-	if (!hf_wait_cqe_ms(ring, RELEASE_MS + REAP_MS, &ud, &res))
-		fail("no CQE %d ms after the submit", RELEASE_MS + REAP_MS);
-	if (ud != OPEN_UD)
-		fail("CQE user_data %#llx, expected %#llx", ud, OPEN_UD);
-	hf_fifo_check_fd(f, res);
-}
-
 static void *test_tgkill(void *arg)
 {
 	struct sender s = { .t = pthread_self(), .phase = PH_WAIT };
@@ -150,8 +123,8 @@ static void *test_tgkill(void *arg)
 	hf_fifo_release_after(&f, RELEASE_MS);
 	before = handoff_counter("handoffs");
 	__atomic_store_n(&s.phase, PH_SEND, __ATOMIC_RELEASE);
-	submit_open(&hf.ring, &f);
-	reap_open(&hf.ring, &f);
+	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
+	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
 	__atomic_store_n(&s.phase, PH_DONE, __ATOMIC_RELEASE);
 	ret = pthread_join(u, NULL);
 	if (ret)
