@@ -7,7 +7,8 @@
 # IOUH_SUITES	project liburing stress operator (default: all but stress)
 # IOUH_MODES	phases of the project tests: stock handoff disabled
 # IOUH_TESTS	only these project tests (names without a path)
-# IOUH_REPEAT	run each project test this many times (1), to chase flakes
+# IOUH_REPEAT	run each project and liburing test this many times (1), to
+#		chase flakes
 # IOUH_KO	insmod this build of the module instead of modprobe
 # IOUH_TIMEOUT	per-test timeout in seconds (60)
 # IOUH_LIBURING_TESTS	only these liburing tests (names without .t)
@@ -102,7 +103,9 @@ liburing_suite() {	# phase
 		KNOWN_FAIL=
 		[ "$1" != stock ] && [ -n "$base" ] && [ "$base" != pass ] &&
 			KNOWN_FAIL=1
-		run_one "$1" "liburing/$name" "./$t"
+		for _ in $(seq "${IOUH_REPEAT:-1}"); do
+			run_one "$1" "liburing/$name" "./$t"
+		done
 	done
 	cd / && rm -rf "$dir"
 }
