@@ -106,7 +106,6 @@ static void *test_open_first(void *arg)
 
 int main(void)
 {
-	alarm(50);
 	run_in_thread(test_open_last, NULL);
 	run_in_thread(test_open_first, NULL);
 	return T_PASS;

@@ -110,7 +110,6 @@ static void leader_part(void)
 
 int main(void)
 {
-	alarm(30);
 	/* first, while we are single threaded and have no ring */
 	leader_part();
 	run_in_thread(thread_fn, NULL);

@@ -47,7 +47,6 @@ static void *check(void *arg)
 
 int main(void)
 {
-	alarm(30);
 	run_in_thread(check, (void *)"iouh-comm");
 	check((void *)"iouh-leader");
 	return T_PASS;

@@ -211,7 +211,6 @@ static void *check(void *arg)
 
 int main(void)
 {
-	alarm(30);
 	run_leader_and_thread(check);
 	return T_PASS;
 }

@@ -54,7 +54,6 @@ int main(void)
 	void *ret;
 	int err;
 
-	alarm(30);
 	if (pthread_create(&t, NULL, submitter, NULL))
 		fail("pthread_create");
 	clock_gettime(CLOCK_REALTIME, &ts);

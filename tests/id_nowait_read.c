@@ -88,7 +88,6 @@ int main(void)
 	struct hf hf;
 	long long ho;
 
-	alarm(30);
 	/* a spare worker exists, so only the file rules the reads out */
 	hf_init(&hf, "id_nowait_read");
 	reads(&hf);

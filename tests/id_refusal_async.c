@@ -20,7 +20,6 @@ int main(void)
 	long long ho, in;
 	struct hf hf;
 
-	alarm(30);
 	hf_init(&hf, "id_refusal_async");
 	in = inline_issued();
 	ho = hf_block_flags(&hf, IOSQE_ASYNC);

@@ -216,7 +216,6 @@ static void fs_case(void)
 
 int main(void)
 {
-	alarm(30);
 	test_dir("IOUH_EXT4");
 	test_dir("IOUH_TMPFS");
 	files_case();

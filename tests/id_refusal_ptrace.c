@@ -91,7 +91,6 @@ int main(void)
 	pid_t pid;
 	int st, code;
 
-	alarm(30);
 	test_dir("IOUH_EXT4");
 	atexit(kill_child);
 	pid = fork();

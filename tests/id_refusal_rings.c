@@ -80,7 +80,6 @@ int main(void)
 	struct hf hf;
 	long long ho;
 
-	alarm(30);
 	/* our own io-wq worker first, so a spare exists throughout */
 	hf_init(&hf, "id_refusal_rings");
 	sqpoll();

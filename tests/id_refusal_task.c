@@ -631,7 +631,6 @@ out:
 
 int main(void)
 {
-	alarm(50);
 	if (geteuid())
 		skip("needs root");
 	test_dir("IOUH_EXT4");

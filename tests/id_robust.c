@@ -52,7 +52,6 @@ int main(void)
 	pthread_t t;
 	int ret;
 
-	alarm(30);
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
 	if (pthread_mutex_init(&lock, &attr))

@@ -117,7 +117,6 @@ static void *check(void *arg)
 
 int main(void)
 {
-	alarm(30);
 	if (__rseq_size == 0)
 		skip("glibc did not register rseq");
 	run_leader_and_thread(check);

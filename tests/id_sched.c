@@ -87,7 +87,6 @@ static void *sched_thread(void *arg)
 
 int main(void)
 {
-	alarm(30);
 	main_policy = sched_getscheduler(0);
 	main_nice = nice_of(gettid());
 	run_in_thread(sched_thread, NULL);

@@ -144,7 +144,6 @@ int main(void)
 	pthread_t t;
 	int p[2];
 
-	alarm(30);
 	if (pipe(p))
 		fail("pipe: %s", strerror(errno));
 	if (pthread_create(&t, NULL, bystander, &p[0]))

@@ -75,7 +75,6 @@ int main(void)
 {
 	struct sched_attr before, after;
 
-	alarm(30);
 	test_dir("IOUH_EXT4");
 	get_attr(&before, "main thread");
 	run_in_thread(clamped, NULL);

@@ -245,7 +245,6 @@ int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
 
-	alarm(50);
 	if (sigaction(SIGUSR1, &sa, NULL))
 		fail("sigaction: %s", strerror(errno));
 	run_in_thread(test_no_worker, NULL);

@@ -292,7 +292,6 @@ static void *thread_a(void *arg)
 
 int main(void)
 {
-	alarm(50);
 	run_in_thread(thread_a, NULL);
 	expect_handoff(start_ho);
 	return T_PASS;

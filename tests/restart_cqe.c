@@ -236,7 +236,6 @@ static void *test_splice(void *arg)
 
 int main(void)
 {
-	alarm(50);
 	run_in_thread(test_open_fresh, NULL);
 	run_in_thread(test_open_warm, NULL);
 	run_in_thread(test_splice, NULL);

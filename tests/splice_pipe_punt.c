@@ -154,7 +154,6 @@ int main(void)
 {
 	size_t i;
 
-	alarm(50);
 	for (i = 0; i < LEN; i++)
 		pattern[i] = 'A' + i % 29;
 	test_from_pipe();

@@ -66,7 +66,6 @@ int main(void)
 	struct io_uring ring;
 	int ret;
 
-	alarm(30);
 	p.flags = IORING_SETUP_SQPOLL;
 	p.sq_thread_idle = 100;
 	ret = io_uring_queue_init_params(8, &ring, &p);

@@ -271,7 +271,6 @@ static void *test_clocks(void *arg)
 
 int main(void)
 {
-	alarm(40);
 	hf_window_widen(WINDOW_MS);
 	run_in_thread(test_clocks, NULL);
 	return T_PASS;

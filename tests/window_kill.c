@@ -793,7 +793,6 @@ int main(void)
 	int i, in_window = 0;
 	char what[32];
 
-	alarm(55);
 	test_dir("IOUH_EXT4");
 	if (access("/proc/sys/vm/drop_caches", W_OK))
 		skip("/proc/sys/vm/drop_caches: %s", strerror(errno));

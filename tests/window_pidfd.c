@@ -222,7 +222,6 @@ static void test_autokill(void)
 
 int main(void)
 {
-	alarm(40);
 	test_autokill();
 	return T_PASS;
 }

@@ -244,7 +244,6 @@ static void test_seize(void)
 
 int main(void)
 {
-	alarm(40);
 	test_seize();
 	return T_PASS;
 }

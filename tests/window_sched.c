@@ -212,7 +212,6 @@ int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
 
-	alarm(30);
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGUSR1, &sa, NULL))
 		fail("sigaction: %s", strerror(errno));
