@@ -33,9 +33,11 @@
  *
  * CPU is getrusage(RUSAGE_SELF) user + system time over the measured
  * interval, i.e. the whole process including its io-wq worker threads, as a
- * percentage of one CPU. One line goes to stdout:
+ * percentage of one CPU. workers is the number of the process's io-wq
+ * threads (comm iou-wrk-*) alive after the drain, before the ring goes (0
+ * with --sync). One line goes to stdout:
  *
- *   op=fsync fs=tmpfs qd=1 mode=io_uring ops=123456.7 cpu=97.3
+ *   op=fsync fs=tmpfs qd=1 mode=io_uring ops=123456.7 cpu=97.3 workers=2
  *
  * fs= is --label (alias --fs-label), else the last component of DIR. Any
  * error is reported on stderr and the exit status is 1.
@@ -51,6 +53,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <liburing.h>
@@ -96,6 +99,7 @@ struct bench {
 	char prefix[NAME_LEN / 2];
 	struct slot *slots;
 	unsigned int nslots;		/* slots set up so far */
+	unsigned int workers;		/* io-wq threads alive after the drain */
 	char buf[IO_SIZE];
 };
 
@@ -496,6 +500,35 @@ static unsigned int ring_reap(struct bench *b, struct io_uring *ring,
 	return n;
 }
 
+/* this process's io-wq threads: /proc/self/task/<tid>/comm is iou-wrk-<pid> */
+static unsigned int iowq_workers(void)
+{
+	unsigned int n = 0;
+	struct dirent *de;
+	char path[300], comm[32];
+	DIR *d;
+	FILE *f;
+
+	d = opendir("/proc/self/task");
+	if (!d)
+		die("opendir /proc/self/task: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* a worker that just exited */
+		if (fgets(comm, sizeof(comm), f) &&
+		    !strncmp(comm, "iou-wrk-", 8))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
 static unsigned long long run_ring(struct bench *b, struct sample *start,
 				   struct sample *end)
 {
@@ -526,6 +559,7 @@ static unsigned long long run_ring(struct bench *b, struct sample *start,
 			stop = true;
 	}
 	take_sample(end);
+	b->workers = iowq_workers();
 	io_uring_queue_exit(&ring);
 	return ops;
 }
@@ -571,10 +605,10 @@ static void report(const struct bench *b, unsigned long long ops,
 
 	if (wall <= 0)
 		die("no time elapsed");
-	if (printf("op=%s fs=%s qd=%u mode=%s ops=%.1f cpu=%.1f\n",
+	if (printf("op=%s fs=%s qd=%u mode=%s ops=%.1f cpu=%.1f workers=%u\n",
 		   b->op->name, fs_label(b), b->qd,
 		   b->sync ? "sync" : "io_uring", ops / wall,
-		   100.0 * cpu / wall) < 0 || fflush(stdout))
+		   100.0 * cpu / wall, b->workers) < 0 || fflush(stdout))
 		die("writing stdout: %s", strerror(errno));
 }
 

@@ -11,10 +11,11 @@
 # in the order baseline handoff disabled sync on odd rounds and reversed on
 # even rounds, so slow drift cancels out of the medians.
 #
-# $OUTDIR/raw.txt gets one line per run: iouh-bench's line with mode= set
-# to the A/B mode, then round=R; handoff and disabled runs also get the
-# deltas of the module's handoffs and inline_done counters:
-#   op=fsync fs=tmpfs qd=1 mode=handoff ops=221000.0 cpu=100.0 round=1 handoffs=0 inline_done=442000
+# $OUTDIR/raw.txt gets one line per run: iouh-bench's line (workers= is the
+# io-wq threads alive at its end) with mode= set to the A/B mode, then
+# round=R; handoff and disabled runs also get the deltas of the module's
+# handoffs and inline_done counters and of all fallback_* counters summed:
+#   op=fsync fs=tmpfs qd=1 mode=handoff ops=221000.0 cpu=100.0 workers=1 round=1 handoffs=0 inline_done=442000 fallbacks=3
 # A failed run is a comment line "# fail ... rc=N" and makes the exit status 1.
 # $OUTDIR/env.txt: key=value lines (kernel, vcpus, secs, rounds, ops, qds, fs).
 #
@@ -75,6 +76,9 @@ set_mode() {
 
 counter() { cat "$SYSFS/$1" 2>/dev/null || echo 0; }
 
+# the requests refused the inline issue, whatever the reason
+fallbacks() { cat "$SYSFS"/fallback_* 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
+
 fs_dir() {
 	case $1 in
 	tmpfs) echo "${IOUH_TMPFS:?}/bench" ;;
@@ -99,7 +103,7 @@ run_fail() {	# rc desc
 }
 
 run_one() {	# op fs qd mode round
-	local op=$1 fs=$2 qd=$3 mode=$4 r=$5 line rc h0 i0 extra=
+	local op=$1 fs=$2 qd=$3 mode=$4 r=$5 line rc h0 i0 f0 extra=
 	local desc="op=$1 fs=$2 qd=$3 mode=$4 round=$5"
 	local args=(--op "$op" --dir "$(fs_dir "$fs")" --qd "$qd"
 		    --secs "$SECS" --label "$fs")
@@ -110,12 +114,13 @@ run_one() {	# op fs qd mode round
 		return
 	fi
 	[ "$mode" = sync ] && args+=(--sync)
-	h0=$(counter handoffs) i0=$(counter inline_done)
+	h0=$(counter handoffs) i0=$(counter inline_done) f0=$(fallbacks)
 	line=$(timeout "$TMO" "$BIN" "${args[@]}" 2> "$ERR")
 	rc=$?
 	if [ "$mode" = handoff ] || [ "$mode" = disabled ]; then
 		extra=" handoffs=$(($(counter handoffs) - h0))"
 		extra+=" inline_done=$(($(counter inline_done) - i0))"
+		extra+=" fallbacks=$(($(fallbacks) - f0))"
 	fi
 	case $line in
 	"op=$op fs=$fs qd=$qd mode="*" ops="*" cpu="*) ;;

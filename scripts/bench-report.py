@@ -21,7 +21,8 @@ import sys
 MODES = ("baseline", "handoff", "disabled", "sync")
 CSV_HEADER = ["op", "fs", "qd", "baseline_ops", "handoff_ops", "ratio",
               "baseline_cpu", "handoff_cpu", "sync_ops",
-              "disabled_ops", "disabled_ratio", "handoffs", "inline_done"]
+              "disabled_ops", "disabled_ratio", "handoffs", "inline_done",
+              "fallbacks", "baseline_workers", "handoff_workers"]
 OP_LABEL = {
     "fadvise": "fadvise DONTNEED",
     "openat": "openat O_TMPFILE",
@@ -58,7 +59,8 @@ def read_raw(path):
             try:
                 key = (kv["op"], kv["fs"], int(kv["qd"]))
                 run = {"ops": float(kv["ops"]), "cpu": float(kv["cpu"])}
-                for c in ("handoffs", "inline_done"):
+                for c in ("handoffs", "inline_done", "fallbacks",
+                          "workers"):
                     if c in kv:
                         run[c] = int(kv[c])
                 mode = kv["mode"]
@@ -109,6 +111,9 @@ def summarise(cells):
         hruns = modes.get("handoff", [])
         row["handoffs"] = median(hruns, "handoffs")
         row["inline_done"] = median(hruns, "inline_done")
+        row["fallbacks"] = median(hruns, "fallbacks")
+        for m in ("baseline", "handoff"):
+            row[m + "_workers"] = median(modes.get(m, []), "workers")
         row["disabled_handoffs"] = median(modes.get("disabled", []),
                                           "handoffs")
         b = row["baseline_ops"]
@@ -138,7 +143,10 @@ def write_csv(path, rows):
                         fmt(r["disabled_ops"], ".1f"),
                         fmt(r["disabled_ratio"], ".4f"),
                         fmt(r["handoffs"], ".0f"),
-                        fmt(r["inline_done"], ".0f")])
+                        fmt(r["inline_done"], ".0f"),
+                        fmt(r["fallbacks"], ".0f"),
+                        fmt(r["baseline_workers"], ".0f"),
+                        fmt(r["handoff_workers"], ".0f")])
 
 
 def kops(v):
@@ -204,9 +212,15 @@ def print_table(rows, env, nfail):
         hx = ""
         ho = per_op(r, "handoff", "handoffs", secs)
         io = per_op(r, "handoff", "inline_done", secs)
+        fo = per_op(r, "handoff", "fallbacks", secs)
         if ho is not None or io is not None:
             hx = "   per op: handoffs " + fmt(ho, ".2f") + \
                  ", inline " + fmt(io, ".2f")
+            if fo is not None:
+                hx += ", fallback " + fmt(fo, ".2f")
+        bw, hw = r["baseline_workers"], r["handoff_workers"]
+        if bw is not None and hw is not None:
+            hx += f"; io-wq workers {bw:.0f} -> {hw:.0f}"
         dx = "   " + change(d, b) + " vs baseline" if d is not None else ""
         if r["disabled_handoffs"]:
             dx += f", {r['disabled_handoffs']:.0f} handoffs while disabled!"
