@@ -21,6 +21,7 @@ enum iouh_counter {
 	IOUH_FB_SIGNAL,
 	IOUH_FB_TASK,
 	IOUH_FB_WORKER,
+	IOUH_FB_POLICY,
 	IOUH_NR_COUNTERS,
 };
 
@@ -35,6 +36,9 @@ static inline void iouh_count(enum iouh_counter c)
 /* policy.c: which requests go inline, and what happens when they sleep */
 bool iouh_issue_begin(struct io_kiocb *req);
 void iouh_sleeping(struct task_struct *tsk);
+/* the policy toggle: adaptive (true) or inline whenever a worker is held */
+extern bool iouh_adaptive;
+ssize_t iouh_rates_show(char *buf);
 
 /*
  * identity.c: the lifecycle of a move. Allowed (at issue), compatible with a

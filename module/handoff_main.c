@@ -40,6 +40,8 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_FB_TASK]		= "fallback_task",
 	/* no idle io-wq worker that can take the identity */
 	[IOUH_FB_WORKER]	= "fallback_worker",
+	/* the adaptive policy: most recent inline issues like it slept */
+	[IOUH_FB_POLICY]	= "fallback_policy",
 };
 
 static const struct io_uring_handoff_ops handoff_ops = {
@@ -117,6 +119,67 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 
+/*
+ * policy: "adaptive" (default) punts upfront what lately mostly slept, see
+ * policy.c; "inline" issues inline whenever a worker is held, for A/B.
+ */
+static int policy_parse(const char *val, bool *adaptive)
+{
+	if (sysfs_streq(val, "adaptive"))
+		*adaptive = true;
+	else if (sysfs_streq(val, "inline"))
+		*adaptive = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int policy_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool adaptive;
+	int ret = policy_parse(val, &adaptive);
+
+	if (!ret)
+		WRITE_ONCE(iouh_adaptive, adaptive);
+	return ret;
+}
+
+static int policy_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(iouh_adaptive) ? "adaptive" : "inline");
+}
+
+static const struct kernel_param_ops policy_param_ops = {
+	.set	= policy_param_set,
+	.get	= policy_param_get,
+};
+module_param_cb(policy, &policy_param_ops, NULL, 0644);
+MODULE_PARM_DESC(policy, "adaptive (default): punt upfront what mostly slept lately; inline: whenever a worker is held");
+
+static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return policy_param_get(buf, NULL);
+}
+
+static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	return policy_param_set(buf, NULL) ?: count;
+}
+
+static struct kobj_attribute policy_attr = __ATTR_RW(policy);
+
+/* the adaptive policy's estimates since the module loaded, see policy.c */
+static ssize_t rates_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return iouh_rates_show(buf);
+}
+
+static struct kobj_attribute rates_attr = __ATTR_RO(rates);
+
 static u64 handoff_counter_sum(int idx)
 {
 	u64 sum = 0;
@@ -157,7 +220,10 @@ static ssize_t inline_done_show(struct kobject *kobj,
 
 static struct kobj_attribute inline_done_attr = __ATTR_RO(inline_done);
 static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
-static struct attribute *handoff_attrs[IOUH_NR_COUNTERS + 3];
+/* enabled, inline_done, policy, rates, then the counters, then NULL */
+#define HANDOFF_NR_FIXED_ATTRS	4
+static struct attribute *handoff_attrs[HANDOFF_NR_FIXED_ATTRS +
+				       IOUH_NR_COUNTERS + 1];
 
 static const struct attribute_group handoff_group = {
 	.attrs = handoff_attrs,
@@ -170,6 +236,8 @@ static void handoff_init_attrs(void)
 
 	handoff_attrs[0] = &enabled_attr.attr;
 	handoff_attrs[1] = &inline_done_attr.attr;
+	handoff_attrs[2] = &policy_attr.attr;
+	handoff_attrs[3] = &rates_attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
 
@@ -178,7 +246,7 @@ static void handoff_init_attrs(void)
 		ca->attr.attr.mode = 0444;
 		ca->attr.show = counter_show;
 		ca->idx = i;
-		handoff_attrs[i + 2] = &ca->attr.attr;
+		handoff_attrs[HANDOFF_NR_FIXED_ATTRS + i] = &ca->attr.attr;
 	}
 }
 

@@ -14,35 +14,167 @@
 #include "handoff.h"
 #include "handoff_trace.h"
 
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/sysfs.h>
 
 /*
- * The blockable opcodes of the RFC's opdef whose prep forces the io-wq punt.
- * Not here: reads and writes (not force-async, they keep their nonblocking
- * issue); SPLICE and TEE (one side is always a pipe, a pollable file keeps
- * its punt); uring_cmd (drivers bind state to the submitting task).
+ * The blockable opcodes of the RFC's opdef whose prep forces the io-wq punt,
+ * by the name the policy's rates use. Not here: reads and writes (not
+ * force-async, they keep their nonblocking issue); SPLICE and TEE (one side
+ * is always a pipe, a pollable file keeps its punt); uring_cmd (drivers bind
+ * state to the submitting task).
  */
-static const bool iouh_blockable[IORING_OP_LAST] = {
-	[IORING_OP_FSYNC]		= true,
-	[IORING_OP_SYNC_FILE_RANGE]	= true,
-	[IORING_OP_FALLOCATE]		= true,
-	[IORING_OP_OPENAT]		= true,
-	[IORING_OP_OPENAT2]		= true,
-	[IORING_OP_STATX]		= true,
-	[IORING_OP_FADVISE]		= true,
-	[IORING_OP_MADVISE]		= true,
-	[IORING_OP_RENAMEAT]		= true,
-	[IORING_OP_UNLINKAT]		= true,
-	[IORING_OP_MKDIRAT]		= true,
-	[IORING_OP_SYMLINKAT]		= true,
-	[IORING_OP_LINKAT]		= true,
-	[IORING_OP_FSETXATTR]		= true,
-	[IORING_OP_SETXATTR]		= true,
-	[IORING_OP_FGETXATTR]		= true,
-	[IORING_OP_GETXATTR]		= true,
-	[IORING_OP_FTRUNCATE]		= true,
+static const char * const iouh_blockable[IORING_OP_LAST] = {
+	[IORING_OP_FSYNC]		= "fsync",
+	[IORING_OP_SYNC_FILE_RANGE]	= "sync_file_range",
+	[IORING_OP_FALLOCATE]		= "fallocate",
+	[IORING_OP_OPENAT]		= "openat",
+	[IORING_OP_OPENAT2]		= "openat2",
+	[IORING_OP_STATX]		= "statx",
+	[IORING_OP_FADVISE]		= "fadvise",
+	[IORING_OP_MADVISE]		= "madvise",
+	[IORING_OP_RENAMEAT]		= "renameat",
+	[IORING_OP_UNLINKAT]		= "unlinkat",
+	[IORING_OP_MKDIRAT]		= "mkdirat",
+	[IORING_OP_SYMLINKAT]		= "symlinkat",
+	[IORING_OP_LINKAT]		= "linkat",
+	[IORING_OP_FSETXATTR]		= "fsetxattr",
+	[IORING_OP_SETXATTR]		= "setxattr",
+	[IORING_OP_FGETXATTR]		= "fgetxattr",
+	[IORING_OP_GETXATTR]		= "getxattr",
+	[IORING_OP_FTRUNCATE]		= "ftruncate",
 };
+
+/*
+ * The adaptive policy: how often the recent inline issues of an opcode on a
+ * superblock slept. Where most of them slept, a request takes the stock punt
+ * upfront: a handoff costs more than a punt, and a batch that hands off again
+ * and again runs serialized what io-wq would run in parallel. One request in
+ * IOUH_RATE_PROBE still goes inline, so the estimate follows a change (the
+ * page cache filled, the disk got idle). Path-based requests have no file at
+ * issue: their superblock is NULL, one estimate per opcode.
+ *
+ * A direct-mapped table, updated without locks: a lost update or a bucket
+ * taken over by another key only shifts an estimate. The superblock pointer
+ * is a key, never dereferenced after the claim (which holds the file).
+ */
+#define IOUH_RATE_BUCKETS	64
+#define IOUH_RATE_ONE		256	/* one issue in ->issues, ->slept */
+#define IOUH_RATE_DECAY		4	/* an issue weighs 1/16 of the estimate */
+#define IOUH_RATE_PROBE		16	/* of the requests punted upfront */
+#define IOUH_RATE_MIN		4	/* inline issues before it may punt */
+
+struct iouh_rate {
+	const void	*sb;
+	u8		opcode;
+	char		fs[16];		/* the sb's file system, for show */
+	u32		issues;		/* inline issues, decayed */
+	u32		slept;		/* ... of which slept, same decay */
+	u32		punted;		/* punted upfront since the last probe */
+} ____cacheline_aligned_in_smp;
+
+static struct iouh_rate iouh_rates[IOUH_RATE_BUCKETS];
+bool iouh_adaptive = true;
+
+static const struct super_block *iouh_rate_sb(struct io_kiocb *req)
+{
+	return req->file ? file_inode(req->file)->i_sb : NULL;
+}
+
+/* @req's estimate; a bucket another key holds is taken over if @claim */
+static struct iouh_rate *iouh_rate_of(struct io_kiocb *req, bool claim)
+{
+	const struct super_block *sb = iouh_rate_sb(req);
+	struct iouh_rate *r;
+
+	r = &iouh_rates[hash_long((unsigned long)sb + req->opcode,
+				  ilog2(IOUH_RATE_BUCKETS))];
+	if (READ_ONCE(r->sb) == sb && READ_ONCE(r->opcode) == req->opcode)
+		return r;
+	if (!claim)
+		return NULL;
+	WRITE_ONCE(r->issues, 0);
+	WRITE_ONCE(r->slept, 0);
+	WRITE_ONCE(r->punted, 0);
+	/* read unlocked by iouh_rates_show(), which bounds it */
+	data_race(strscpy(r->fs, sb ? sb->s_type->name : "-"));
+	WRITE_ONCE(r->opcode, req->opcode);
+	WRITE_ONCE(r->sb, sb);
+	return r;
+}
+
+/* most of the recent inline issues slept */
+static bool iouh_rate_sleepy(struct iouh_rate *r)
+{
+	u32 issues = READ_ONCE(r->issues);
+
+	return issues >= IOUH_RATE_MIN * IOUH_RATE_ONE &&
+	       READ_ONCE(r->slept) * 2 > issues;
+}
+
+/* punt a sleepy one upfront, all but a probe in IOUH_RATE_PROBE */
+static bool iouh_rate_punts(struct iouh_rate *r)
+{
+	u32 punted;
+
+	if (!READ_ONCE(iouh_adaptive) || !iouh_rate_sleepy(r))
+		return false;
+	punted = READ_ONCE(r->punted) + 1;
+	WRITE_ONCE(r->punted, punted < IOUH_RATE_PROBE ? punted : 0);
+	return punted < IOUH_RATE_PROBE;
+}
+
+/* a probe that found no worker: the next request probes instead */
+static void iouh_rate_unissued(struct iouh_rate *r)
+{
+	if (READ_ONCE(iouh_adaptive) && iouh_rate_sleepy(r))
+		WRITE_ONCE(r->punted, IOUH_RATE_PROBE - 1);
+}
+
+static void iouh_rate_issued(struct iouh_rate *r)
+{
+	u32 issues = READ_ONCE(r->issues), slept = READ_ONCE(r->slept);
+
+	WRITE_ONCE(r->issues, issues - (issues >> IOUH_RATE_DECAY) +
+			      IOUH_RATE_ONE);
+	WRITE_ONCE(r->slept, slept - (slept >> IOUH_RATE_DECAY));
+}
+
+/* from the scheduler hook: no allocation, no lock, no walk */
+static void iouh_rate_slept(struct io_kiocb *req)
+{
+	struct iouh_rate *r = iouh_rate_of(req, false);
+
+	if (r)
+		WRITE_ONCE(r->slept, READ_ONCE(r->slept) + IOUH_RATE_ONE);
+}
+
+/*
+ * The rates file: one line per estimate, "opcode fs slept% issues" (issues
+ * decayed: the weight of the estimate, at most 16).
+ */
+ssize_t iouh_rates_show(char *buf)
+{
+	ssize_t len = 0;
+	int i;
+
+	for (i = 0; i < IOUH_RATE_BUCKETS; i++) {
+		struct iouh_rate *r = &iouh_rates[i];
+		u32 issues = READ_ONCE(r->issues), slept = READ_ONCE(r->slept);
+		u8 op = READ_ONCE(r->opcode);
+
+		if (!issues || op >= IORING_OP_LAST || !iouh_blockable[op])
+			continue;
+		len += sysfs_emit_at(buf, len, "%s %.*s %u %u\n",
+				     iouh_blockable[op], (int)sizeof(r->fs),
+				     r->fs, min(100U, slept * 100 / issues),
+				     DIV_ROUND_CLOSEST(issues, IOUH_RATE_ONE));
+	}
+	return len;
+}
 
 /*
  * Rings whose issue runs elsewhere or can't resume mid-batch, and rings bound
@@ -74,6 +206,7 @@ static bool iouh_file_polls(struct io_kiocb *req)
 bool iouh_issue_begin(struct io_kiocb *req)
 {
 	struct io_uring_task *tctx = current->io_uring;
+	struct iouh_rate *rate;
 
 	if (req->opcode >= IORING_OP_LAST || !iouh_blockable[req->opcode])
 		return false;
@@ -87,11 +220,16 @@ bool iouh_issue_begin(struct io_kiocb *req)
 		return iouh_refuse(req, IOUH_FB_SIGNAL);
 	if (!iouh_identity_allowed(current))
 		return iouh_refuse(req, IOUH_FB_TASK);
+	rate = iouh_rate_of(req, true);
+	if (iouh_rate_punts(rate))
+		return iouh_refuse(req, IOUH_FB_POLICY);
 	if (!io_wq_handoff_reserve(tctx, iouh_identity_compatible)) {
 		/* one for next time, this one goes to io-wq */
 		io_wq_handoff_spare(tctx);
+		iouh_rate_unissued(rate);
 		return iouh_refuse(req, IOUH_FB_WORKER);
 	}
+	iouh_rate_issued(rate);
 	iouh_count(IOUH_INLINE_ISSUED);
 	return true;
 }
@@ -112,6 +250,7 @@ void iouh_sleeping(struct task_struct *tsk)
 {
 	struct io_kiocb *req = tsk->io_uring->handoff.req;
 
+	iouh_rate_slept(req);
 	if (req->ctx->submit_lock_depth)
 		return iouh_blocked(req, IOUH_BLOCKED_LOCK);
 	if (!iouh_identity_prepare(tsk))

@@ -24,7 +24,8 @@ op_modinfo() {
 	modinfo -n $NAME | grep -q /updates/dkms/ &&
 	modinfo $NAME | grep -q '^description:' &&
 	modinfo $NAME | grep -q '^version:' &&
-	modinfo $NAME | grep -q '^parm: *enabled:.'
+	modinfo $NAME | grep -q '^parm: *enabled:.' &&
+	modinfo $NAME | grep -q '^parm: *policy:.'
 }
 
 op_modprobe() {
@@ -58,10 +59,11 @@ inline_sum() {
 }
 
 # rmmod while fsyncs are issued inline: the benchmark goes on as stock,
-# modprobe again brings the inline issue back, nothing leaks
+# modprobe again brings the inline issue back, nothing leaks. policy=inline:
+# every blocking fsync hands off, the adaptive policy would punt most
 op_rmmod_load() {
 	local pid n0 n1 threads
-	modprobe $NAME || return 1
+	modprobe $NAME policy=inline || return 1
 	"$BENCH" --op fsync --dir "$IOUH_EXT4" --qd 8 --secs 30 > /tmp/op.bench 2>&1 &
 	pid=$!
 	sleep 3
@@ -77,7 +79,7 @@ op_rmmod_load() {
 		cat /tmp/op.bench
 		return 1
 	fi
-	modprobe $NAME || return 1
+	modprobe $NAME policy=inline || return 1
 	sleep 3
 	n1=$(inline_sum)
 	[ "$n1" -gt 0 ] || { echo "no inline issue after modprobe"; return 1; }

@@ -3,8 +3,10 @@
 # stress program (stress/iouh-stress.c) for IOUH_STRESS_SECS (120), while
 # the module is unloaded and loaded again every IOUH_STRESS_CYCLE seconds
 # (10). Every rmmod must finish within 30 s. IOUH_STRESS_SLOW (1) multiplies
-# the program's time limits (--slow), for the debug kernel. Uses record() and
-# load_module() from guest-run.sh; leaves the module loaded.
+# the program's time limits (--slow), for the debug kernel. The module runs
+# with policy=inline, as many handoffs as the mix allows: the adaptive policy
+# would punt most blocking requests upfront. Uses record() and load_module()
+# from guest-run.sh; leaves the module loaded (policy adaptive).
 # stress_suite stock: the same run on the stock kernel, no module.
 STRESS=$BUILD/stress/iouh-stress
 
@@ -19,6 +21,7 @@ stress_suite() {
 		return
 	fi
 	echo "stress: ${secs}s, rmmod/modprobe every ${cycle}s"
+	stress_policy inline
 	"$STRESS" --secs "$secs" --slow "$slow" > /tmp/stress.out 2>&1 &
 	pid=$!
 	deadline=$((SECONDS + secs + 120 * slow))
@@ -37,6 +40,7 @@ stress_suite() {
 		fi
 		sleep 1
 		load_module || { bad=1; break; }
+		stress_policy inline
 		cycles=$((cycles + 1))
 	done
 	wait $pid
@@ -55,4 +59,7 @@ stress_suite() {
 		record fail "$phase/stress/rmmod-cycles"
 	fi
 	[ -r "$SYSFS/enabled" ] || load_module
+	stress_policy adaptive
 }
+
+stress_policy() { [ -w "$SYSFS/policy" ] && echo "$1" > "$SYSFS/policy"; }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's policy toggle (/sys/kernel/io_uring_handoff/policy). With
+ * "inline" every blocking fsync of dirty data on ext4 (handoff_force.c) is
+ * issued inline and hands off. With "adaptive", the default, fsync on that
+ * file system has slept lately, so the policy punts it upfront
+ * (fallback_policy) but for one probe in 16, which still hands off, and the
+ * rates file says that fsync on ext4 mostly slept. Each fsync completes with 0 either way.
+ *
+ * Modes stock and disabled: the same fsyncs, nothing issued inline.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define POLICY	"/sys/kernel/io_uring_handoff/policy"
+#define RATES	"/sys/kernel/io_uring_handoff/rates"
+#define NR	48
+
+static void get_policy(char *buf, int len)
+{
+	FILE *f = fopen(POLICY, "r");
+
+	if (!f || !fgets(buf, len, f))
+		fail("reading %s: %s", POLICY, strerror(errno));
+	fclose(f);
+}
+
+static void set_policy(const char *policy)
+{
+	FILE *f = fopen(POLICY, "w");
+
+	if (!f || fputs(policy, f) < 0 || fclose(f))
+		fail("writing %s to %s: %s", policy, POLICY, strerror(errno));
+}
+
+/* the fsync estimate of the rates file, "fsync ext4 <slept%> <issues>" */
+static int fsync_ext4_rate(void)
+{
+	int rate = -1, pct;
+	char op[32], fs[32];
+	unsigned int w;
+	FILE *f = fopen(RATES, "r");
+
+	if (!f)
+		fail("%s: %s", RATES, strerror(errno));
+	while (fscanf(f, "%31s %31s %d %u", op, fs, &pct, &w) == 4)
+		if (!strcmp(op, "fsync") && !strcmp(fs, "ext4"))
+			rate = pct;
+	fclose(f);
+	return rate;
+}
+
+/* NR blocking fsyncs one at a time; the deltas of handoffs and punts */
+static void run_fsyncs(struct hf *hf, long long *handoffs, long long *punts)
+{
+	long long h0 = handoff_counter("handoffs");
+	long long p0 = handoff_counter("fallback_policy");
+	int i;
+
+	for (i = 0; i < NR; i++) {
+		hf_wait_idle_worker();
+		hf_block(hf);
+	}
+	*handoffs = handoff_counter("handoffs") - h0;
+	*punts = handoff_counter("fallback_policy") - p0;
+}
+
+static void test_inline(struct hf *hf)
+{
+	long long handoffs, punts;
+
+	set_policy("inline");
+	run_fsyncs(hf, &handoffs, &punts);
+	if (punts)
+		fail("policy inline: %lld of %d fsyncs punted by the policy",
+		     punts, NR);
+	if (handoffs < NR / 2)
+		fail("policy inline: %lld of %d blocking fsyncs handed off",
+		     handoffs, NR);
+}
+
+static void test_adaptive(struct hf *hf)
+{
+	long long handoffs, punts;
+	int rate;
+
+	set_policy("adaptive");
+	run_fsyncs(hf, &handoffs, &punts);
+	rate = fsync_ext4_rate();
+	/* and the probes, one in 16, still go inline and hand off */
+	if (punts < NR / 2 || handoffs > NR / 4 || handoffs < 1)
+		fail("policy adaptive: %lld of %d blocking fsyncs punted upfront, %lld handed off",
+		     punts, NR, handoffs);
+	if (rate < 50)
+		fail("policy adaptive: rates file says fsync on ext4 slept %d%%",
+		     rate);
+	fprintf(stderr, "note: adaptive: %lld punted, %lld handed off, rate %d%%\n",
+		punts, handoffs, rate);
+}
+
+static void test_no_module(struct hf *hf)
+{
+	long long in = inline_issued();
+	int i;
+
+	for (i = 0; i < NR; i++)
+		hf_block(hf);
+	expect_no_inline(in);
+}
+
+int main(void)
+{
+	char was[32];
+	struct hf hf;
+
+	hf_init(&hf, "policy_adaptive");
+	if (!mode_handoff()) {
+		test_no_module(&hf);
+	} else {
+		get_policy(was, sizeof(was));
+		test_inline(&hf);
+		test_adaptive(&hf);
+		set_policy(was);
+	}
+	hf_exit(&hf);
+	return T_PASS;
+}
