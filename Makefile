@@ -21,7 +21,8 @@ help:
 	@echo "              tests, liburing suite, stress, operator checks) and the debug"
 	@echo "              lane (lockdep+KASAN kernel: project tests, stress) in QEMU"
 	@echo "make bench    A/B benchmark in one guest boot: build/bench/results.csv, ratio.png"
-	@echo "              (BENCH_SECS=2 BENCH_ROUNDS=3 VCPUS=2 BENCH_OPS=... BENCH_QDS=... BENCH_FS=...)"
+	@echo "              (BENCH_SECS=2 BENCH_ROUNDS=3 VCPUS=2 BENCH_OPS=... BENCH_QDS=... BENCH_FS=..."
+	@echo "               BENCH_MODES=...)"
 	@echo "make kernel   build (or reuse) the patched test kernel (kernel-debug: the"
 	@echo "              debug lane's, kernel/debug.config on top)"
 	@echo "make module   build module/ against that kernel"
@@ -123,6 +124,7 @@ bench: module
 	IOUH_SUITES=bench IOUH_BENCH_SECS=$(BENCH_SECS) \
 	IOUH_BENCH_ROUNDS=$(BENCH_ROUNDS) IOUH_BENCH_OPS="$(BENCH_OPS)" \
 	IOUH_BENCH_QDS="$(BENCH_QDS)" IOUH_BENCH_FS="$(BENCH_FS)" \
+	IOUH_BENCH_MODES="$(BENCH_MODES)" \
 	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/bench/vm $(BENCH_TIMEOUT); \
 	vm=$$?; \
 	[ $$vm = 0 ] && grep -qx 'pass bench' $(BUILD)/bench/vm/results.txt

@@ -5,24 +5,28 @@
 #
 # For every cell (op, fs, qd) and round, in the same boot and back to back:
 #   baseline  the module unloaded (the kernel is stock)
-#   handoff   the module loaded, enabled=1
+#   handoff   the module loaded, enabled=1, policy=adaptive (its default)
+#   inline    the module loaded, enabled=1, policy=inline (no adaptive punt)
 #   disabled  the module loaded, enabled=0
 #   sync      iouh-bench --sync, the same op as a one thread syscall loop
-# in the order baseline handoff disabled sync on odd rounds and reversed on
-# even rounds, so slow drift cancels out of the medians.
+# in the order of IOUH_BENCH_MODES on odd rounds and reversed on even
+# rounds, so slow drift cancels out of the medians.
 #
 # $OUTDIR/raw.txt gets one line per run: iouh-bench's line (workers= is the
 # io-wq threads alive at its end) with mode= set to the A/B mode, then
 # round=R; handoff and disabled runs also get the deltas of the module's
-# handoffs and inline_done counters and of all fallback_* counters summed:
-#   op=fsync fs=tmpfs qd=1 mode=handoff ops=221000.0 cpu=100.0 workers=1 round=1 handoffs=0 inline_done=442000 fallbacks=3
+# handoffs and inline_done counters and of all fallback_* counters summed,
+# and the policy's estimate for the op after the run (rate=, % of recent
+# inline issues that slept, from the rates file; - if it has none):
+#   op=fsync fs=tmpfs qd=1 mode=handoff ops=221000.0 cpu=100.0 workers=1 round=1 handoffs=0 inline_done=442000 fallbacks=3 rate=0
 # A failed run is a comment line "# fail ... rc=N" and makes the exit status 1.
 # $OUTDIR/env.txt: key=value lines (kernel, vcpus, secs, rounds, ops, qds, fs).
 #
 # Environment: IOUH_TMPFS and IOUH_EXT4 (directories on tmpfs and on the
 # ext4 disk, as set by guest-run.sh), IOUH_BENCH_SECS (2), IOUH_BENCH_ROUNDS
 # (3), IOUH_BENCH_OPS ("fsync statx fadvise renameat openat splice"),
-# IOUH_BENCH_QDS ("1 8 32"), IOUH_BENCH_FS ("tmpfs ext4").
+# IOUH_BENCH_QDS ("1 8 32"), IOUH_BENCH_FS ("tmpfs ext4"), IOUH_BENCH_MODES
+# ("baseline handoff inline disabled sync").
 set -u
 REPO=$1
 OUTDIR=$2
@@ -34,6 +38,7 @@ ROUNDS=${IOUH_BENCH_ROUNDS:-3}
 OPS=${IOUH_BENCH_OPS:-fsync statx fadvise renameat openat splice}
 QDS=${IOUH_BENCH_QDS:-1 8 32}
 FSS=${IOUH_BENCH_FS:-tmpfs ext4}
+MODES=${IOUH_BENCH_MODES:-baseline handoff inline disabled sync}
 RAW=$OUTDIR/raw.txt
 ERR=$(mktemp /tmp/iouh-bench.err.XXXXXX)
 # a run takes SECS plus setup and drain; allow for a slow (TCG) guest
@@ -56,18 +61,22 @@ mod_unload() {
 	return 1
 }
 
-mod_enable() {	# 0|1
+mod_enable() {	# 0|1 [policy]
 	if ! mod_loaded && ! insmod "$KO"; then
 		echo "bench: insmod $KO failed" >&2
 		return 1
 	fi
-	echo "$1" > "$SYSFS/enabled" && [ "$(cat "$SYSFS/enabled")" = "$1" ]
+	echo "$1" > "$SYSFS/enabled" && [ "$(cat "$SYSFS/enabled")" = "$1" ] ||
+		return 1
+	[ -z "${2:-}" ] && return 0
+	echo "$2" > "$SYSFS/policy" && [ "$(cat "$SYSFS/policy")" = "$2" ]
 }
 
 set_mode() {
 	case $1 in
 	baseline) mod_unload ;;
-	handoff) mod_enable 1 ;;
+	handoff) mod_enable 1 adaptive ;;
+	inline) mod_enable 1 inline ;;
 	disabled) mod_enable 0 ;;
 	sync) ;;	# syscalls only, whatever the module state
 	*) return 1 ;;
@@ -89,10 +98,18 @@ fs_dir() {
 
 modes() {	# round
 	if [ $(($1 % 2)) = 1 ]; then
-		echo baseline handoff disabled sync
+		echo $MODES
 	else
-		echo sync disabled handoff baseline
+		echo $MODES | tr ' ' '\n' | tac | tr '\n' ' '
 	fi
+}
+
+# the policy's estimate for op on fs: "fsync ext4 93 16" lines, fs "-" for
+# path-based ops (no file at issue)
+rate() {	# op fs
+	awk -v op="$1" -v fs="$2" '$1 == op && ($2 == fs || $2 == "-") {
+		print $3; found = 1; exit } END { if (!found) print "-" }' \
+		"$SYSFS/rates" 2>/dev/null || echo -
 }
 
 run_fail() {	# rc desc
@@ -117,11 +134,13 @@ run_one() {	# op fs qd mode round
 	h0=$(counter handoffs) i0=$(counter inline_done) f0=$(fallbacks)
 	line=$(timeout "$TMO" "$BIN" "${args[@]}" 2> "$ERR")
 	rc=$?
-	if [ "$mode" = handoff ] || [ "$mode" = disabled ]; then
+	case $mode in
+	handoff | inline | disabled)
 		extra=" handoffs=$(($(counter handoffs) - h0))"
 		extra+=" inline_done=$(($(counter inline_done) - i0))"
 		extra+=" fallbacks=$(($(fallbacks) - f0))"
-	fi
+		extra+=" rate=$(rate "$op" "$fs")" ;;
+	esac
 	case $line in
 	"op=$op fs=$fs qd=$qd mode="*" ops="*" cpu="*) ;;
 	*) [ $rc = 0 ] && rc=bad-output ;;
@@ -164,6 +183,7 @@ mod_unload || die "cannot unload the module"
 	echo "ops=$OPS"
 	echo "qds=$QDS"
 	echo "fs=$FSS"
+	echo "modes=$MODES"
 } > "$OUTDIR/env.txt"
 
 read -ra a <<< "$OPS"

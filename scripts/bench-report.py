@@ -18,11 +18,13 @@ import statistics
 import subprocess
 import sys
 
-MODES = ("baseline", "handoff", "disabled", "sync")
+MODES = ("baseline", "handoff", "inline", "disabled", "sync")
 CSV_HEADER = ["op", "fs", "qd", "baseline_ops", "handoff_ops", "ratio",
               "baseline_cpu", "handoff_cpu", "sync_ops",
               "disabled_ops", "disabled_ratio", "handoffs", "inline_done",
-              "fallbacks", "baseline_workers", "handoff_workers"]
+              "fallbacks", "baseline_workers", "handoff_workers",
+              "inline_ops", "inline_ratio", "inline_cpu", "inline_handoffs",
+              "rate"]
 OP_LABEL = {
     "fadvise": "fadvise DONTNEED",
     "openat": "openat O_TMPFILE",
@@ -60,8 +62,8 @@ def read_raw(path):
                 key = (kv["op"], kv["fs"], int(kv["qd"]))
                 run = {"ops": float(kv["ops"]), "cpu": float(kv["cpu"])}
                 for c in ("handoffs", "inline_done", "fallbacks",
-                          "workers"):
-                    if c in kv:
+                          "workers", "rate"):
+                    if c in kv and kv[c] != "-":
                         run[c] = int(kv[c])
                 mode = kv["mode"]
             except (KeyError, ValueError):
@@ -112,12 +114,15 @@ def summarise(cells):
         row["handoffs"] = median(hruns, "handoffs")
         row["inline_done"] = median(hruns, "inline_done")
         row["fallbacks"] = median(hruns, "fallbacks")
+        row["rate"] = median(hruns, "rate")
+        row["inline_handoffs"] = median(modes.get("inline", []), "handoffs")
         for m in ("baseline", "handoff"):
             row[m + "_workers"] = median(modes.get(m, []), "workers")
         row["disabled_handoffs"] = median(modes.get("disabled", []),
                                           "handoffs")
         b = row["baseline_ops"]
-        for m, k in (("handoff", "ratio"), ("disabled", "disabled_ratio")):
+        for m, k in (("handoff", "ratio"), ("disabled", "disabled_ratio"),
+                     ("inline", "inline_ratio")):
             v = row[m + "_ops"]
             row[k] = v / b if v is not None and b else None
         rows.append(row)
@@ -146,7 +151,12 @@ def write_csv(path, rows):
                         fmt(r["inline_done"], ".0f"),
                         fmt(r["fallbacks"], ".0f"),
                         fmt(r["baseline_workers"], ".0f"),
-                        fmt(r["handoff_workers"], ".0f")])
+                        fmt(r["handoff_workers"], ".0f"),
+                        fmt(r["inline_ops"], ".1f"),
+                        fmt(r["inline_ratio"], ".4f"),
+                        fmt(r["inline_cpu"], ".1f"),
+                        fmt(r["inline_handoffs"], ".0f"),
+                        fmt(r["rate"], ".0f")])
 
 
 def kops(v):
@@ -221,12 +231,23 @@ def print_table(rows, env, nfail):
         bw, hw = r["baseline_workers"], r["handoff_workers"]
         if bw is not None and hw is not None:
             hx += f"; io-wq workers {bw:.0f} -> {hw:.0f}"
+        if r["rate"] is not None:
+            hx += f"; slept {r['rate']:.0f}%"
+        ix = ""
+        iho = per_op(r, "inline", "handoffs", secs)
+        if iho is not None:
+            ix = "   per op: handoffs " + fmt(iho, ".2f")
         dx = "   " + change(d, b) + " vs baseline" if d is not None else ""
         if r["disabled_handoffs"]:
             dx += f", {r['disabled_handoffs']:.0f} handoffs while disabled!"
         print(line("baseline", kops(b), pct(bc)))
         print(line("handoff", kops(h), pct(hc), hx))
         print(line("change", change(h, b), change(hc, bc)))
+        if r["inline_ops"] is not None:
+            print(line("inline (policy off)", kops(r["inline_ops"]),
+                       pct(r["inline_cpu"]), ix))
+            print(line("change", change(r["inline_ops"], b),
+                       change(r["inline_cpu"], bc)))
         print(line("disabled", kops(d), pct(dc), dx))
         print(line("sync limit (1 thread)", kops(s), pct(r["sync_cpu"])))
 
@@ -260,12 +281,14 @@ def plot(outdir, rows, env):
     dat = os.path.join(outdir, "ratio.dat")
     vals = []
     with open(dat, "w") as f:
-        f.write("# cell handoff/baseline disabled/baseline\n")
+        f.write("# cell handoff/baseline disabled/baseline inline/baseline\n")
         for r in rows:
             cell = f"{r['op']}/{r['fs']}/{r['qd']}"
             f.write(f"\"{cell}\" {fmt(r['ratio'], '.4f') or '?'} "
-                    f"{fmt(r['disabled_ratio'], '.4f') or '?'}\n")
-            vals += [v for v in (r["ratio"], r["disabled_ratio"])
+                    f"{fmt(r['disabled_ratio'], '.4f') or '?'} "
+                    f"{fmt(r['inline_ratio'], '.4f') or '?'}\n")
+            vals += [v for v in (r["ratio"], r["disabled_ratio"],
+                                 r["inline_ratio"])
                      if v is not None and v > 0]
     if not vals:
         print("bench-report: no ratios to plot", file=sys.stderr)
@@ -297,7 +320,8 @@ set xtics rotate by -60 noenhanced
 set key top right
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1
 plot '{dat}' using 2:xtic(1) title 'handoff / baseline', \\
-     '' using 3 title 'disabled / baseline'
+     '' using 3 title 'disabled / baseline', \\
+     '' using 4 title 'inline (policy off) / baseline'
 """
     p = subprocess.run(["gnuplot"], input=script, text=True,
                        capture_output=True, check=False)
