@@ -54,8 +54,11 @@ static const char * const iouh_blockable[IORING_OP_LAST] = {
  * upfront: a handoff costs more than a punt, and a batch that hands off again
  * and again runs serialized what io-wq would run in parallel. One request in
  * IOUH_RATE_PROBE still goes inline, so the estimate follows a change (the
- * page cache filled, the disk got idle). Path-based requests have no file at
- * issue: their superblock is NULL, one estimate per opcode.
+ * page cache filled, the disk got idle); each probe that sleeps too doubles
+ * the interval up to IOUH_RATE_PROBE_MAX (a probe that hands off costs the
+ * io-wq worker it promotes, the next punt may have to create one). Path-based
+ * requests have no file at issue: their superblock is NULL, one estimate per
+ * opcode.
  *
  * A direct-mapped table, updated without locks: a lost update or a bucket
  * taken over by another key only shifts an estimate. The superblock pointer
@@ -65,6 +68,7 @@ static const char * const iouh_blockable[IORING_OP_LAST] = {
 #define IOUH_RATE_ONE		256	/* one issue in ->issues, ->slept */
 #define IOUH_RATE_DECAY		4	/* an issue weighs 1/16 of the estimate */
 #define IOUH_RATE_PROBE		16	/* of the requests punted upfront */
+#define IOUH_RATE_PROBE_MAX	256	/* ... after probes that slept */
 #define IOUH_RATE_MIN		4	/* inline issues before it may punt */
 
 struct iouh_rate {
@@ -74,6 +78,7 @@ struct iouh_rate {
 	u32		issues;		/* inline issues, decayed */
 	u32		slept;		/* ... of which slept, same decay */
 	u32		punted;		/* punted upfront since the last probe */
+	u32		probe_every;	/* 0: IOUH_RATE_PROBE */
 } ____cacheline_aligned_in_smp;
 
 static struct iouh_rate iouh_rates[IOUH_RATE_BUCKETS];
@@ -99,6 +104,7 @@ static struct iouh_rate *iouh_rate_of(struct io_kiocb *req, bool claim)
 	WRITE_ONCE(r->issues, 0);
 	WRITE_ONCE(r->slept, 0);
 	WRITE_ONCE(r->punted, 0);
+	WRITE_ONCE(r->probe_every, 0);
 	/* read unlocked by iouh_rates_show(), which bounds it */
 	data_race(strscpy(r->fs, sb ? sb->s_type->name : "-"));
 	WRITE_ONCE(r->opcode, req->opcode);
@@ -115,23 +121,34 @@ static bool iouh_rate_sleepy(struct iouh_rate *r)
 	       READ_ONCE(r->slept) * 2 > issues;
 }
 
-/* punt a sleepy one upfront, all but a probe in IOUH_RATE_PROBE */
+static u32 iouh_rate_probe_every(struct iouh_rate *r)
+{
+	return READ_ONCE(r->probe_every) ?: IOUH_RATE_PROBE;
+}
+
+/* punt a sleepy one upfront, all but a probe in iouh_rate_probe_every() */
 static bool iouh_rate_punts(struct iouh_rate *r)
 {
-	u32 punted;
+	u32 punted, every;
 
-	if (!READ_ONCE(iouh_adaptive) || !iouh_rate_sleepy(r))
+	if (!READ_ONCE(iouh_adaptive))
 		return false;
+	if (!iouh_rate_sleepy(r)) {
+		if (READ_ONCE(r->probe_every))
+			WRITE_ONCE(r->probe_every, 0);
+		return false;
+	}
+	every = iouh_rate_probe_every(r);
 	punted = READ_ONCE(r->punted) + 1;
-	WRITE_ONCE(r->punted, punted < IOUH_RATE_PROBE ? punted : 0);
-	return punted < IOUH_RATE_PROBE;
+	WRITE_ONCE(r->punted, punted < every ? punted : 0);
+	return punted < every;
 }
 
 /* a probe that found no worker: the next request probes instead */
 static void iouh_rate_unissued(struct iouh_rate *r)
 {
 	if (READ_ONCE(iouh_adaptive) && iouh_rate_sleepy(r))
-		WRITE_ONCE(r->punted, IOUH_RATE_PROBE - 1);
+		WRITE_ONCE(r->punted, iouh_rate_probe_every(r) - 1);
 }
 
 static void iouh_rate_issued(struct iouh_rate *r)
@@ -143,18 +160,26 @@ static void iouh_rate_issued(struct iouh_rate *r)
 	WRITE_ONCE(r->slept, slept - (slept >> IOUH_RATE_DECAY));
 }
 
-/* from the scheduler hook: no allocation, no lock, no walk */
+/*
+ * From the scheduler hook: no allocation, no lock, no walk. An adaptive
+ * issue of a sleepy estimate is a probe: it slept too, probe less often.
+ */
 static void iouh_rate_slept(struct io_kiocb *req)
 {
 	struct iouh_rate *r = iouh_rate_of(req, false);
 
-	if (r)
-		WRITE_ONCE(r->slept, READ_ONCE(r->slept) + IOUH_RATE_ONE);
+	if (!r)
+		return;
+	if (READ_ONCE(iouh_adaptive) && iouh_rate_sleepy(r))
+		WRITE_ONCE(r->probe_every, min(2 * iouh_rate_probe_every(r),
+					       IOUH_RATE_PROBE_MAX));
+	WRITE_ONCE(r->slept, READ_ONCE(r->slept) + IOUH_RATE_ONE);
 }
 
 /*
- * The rates file: one line per estimate, "opcode fs slept% issues" (issues
- * decayed: the weight of the estimate, at most 16).
+ * The rates file: one line per estimate, "opcode fs slept% issues probe"
+ * (issues decayed: the weight of the estimate, at most 16; probe: one in how
+ * many goes inline while most slept).
  */
 ssize_t iouh_rates_show(char *buf)
 {
@@ -168,10 +193,11 @@ ssize_t iouh_rates_show(char *buf)
 
 		if (!issues || op >= IORING_OP_LAST || !iouh_blockable[op])
 			continue;
-		len += sysfs_emit_at(buf, len, "%s %.*s %u %u\n",
+		len += sysfs_emit_at(buf, len, "%s %.*s %u %u %u\n",
 				     iouh_blockable[op], (int)sizeof(r->fs),
 				     r->fs, min(100U, slept * 100 / issues),
-				     DIV_ROUND_CLOSEST(issues, IOUH_RATE_ONE));
+				     DIV_ROUND_CLOSEST(issues, IOUH_RATE_ONE),
+				     iouh_rate_probe_every(r));
 	}
 	return len;
 }

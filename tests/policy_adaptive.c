@@ -4,8 +4,9 @@
  * "inline" every blocking fsync of dirty data on ext4 (handoff_force.c) is
  * issued inline and hands off. With "adaptive", the default, fsync on that
  * file system has slept lately, so the policy punts it upfront
- * (fallback_policy) but for one probe in 16, which still hands off, and the
- * rates file says that fsync on ext4 mostly slept. Each fsync completes with 0 either way.
+ * (fallback_policy) but for a probe (one in 16, doubling up to one in 256
+ * while probes sleep), which still hands off, and the rates file says that
+ * fsync on ext4 mostly slept. Each fsync completes with 0 either way.
  *
  * Modes stock and disabled: the same fsyncs, nothing issued inline.
  */
@@ -18,6 +19,7 @@
 #define POLICY	"/sys/kernel/io_uring_handoff/policy"
 #define RATES	"/sys/kernel/io_uring_handoff/rates"
 #define NR	48
+#define MAX_PROBE	256	/* the module's IOUH_RATE_PROBE_MAX */
 
 static void get_policy(char *buf, int len)
 {
@@ -36,17 +38,17 @@ static void set_policy(const char *policy)
 		fail("writing %s to %s: %s", policy, POLICY, strerror(errno));
 }
 
-/* the fsync estimate of the rates file, "fsync ext4 <slept%> <issues>" */
+/* the fsync estimate of the rates file, "fsync ext4 <slept%> <w> <probe>" */
 static int fsync_ext4_rate(void)
 {
 	int rate = -1, pct;
 	char op[32], fs[32];
-	unsigned int w;
+	unsigned int w, probe;
 	FILE *f = fopen(RATES, "r");
 
 	if (!f)
 		fail("%s: %s", RATES, strerror(errno));
-	while (fscanf(f, "%31s %31s %d %u", op, fs, &pct, &w) == 4)
+	while (fscanf(f, "%31s %31s %d %u %u", op, fs, &pct, &w, &probe) == 5)
 		if (!strcmp(op, "fsync") && !strcmp(fs, "ext4"))
 			rate = pct;
 	fclose(f);
@@ -82,23 +84,33 @@ static void test_inline(struct hf *hf)
 		     handoffs, NR);
 }
 
+/*
+ * At least NR, then until a probe went inline and handed off: the interval
+ * may have grown to its maximum (256) in an earlier run of this test.
+ */
 static void test_adaptive(struct hf *hf)
 {
-	long long handoffs, punts;
-	int rate;
+	long long h0 = handoff_counter("handoffs");
+	long long p0 = handoff_counter("fallback_policy");
+	long long handoffs = 0, punts;
+	int i, rate;
 
 	set_policy("adaptive");
-	run_fsyncs(hf, &handoffs, &punts);
+	for (i = 0; i < NR || (!handoffs && i < MAX_PROBE + NR); i++) {
+		hf_wait_idle_worker();
+		hf_block(hf);
+		handoffs = handoff_counter("handoffs") - h0;
+	}
+	punts = handoff_counter("fallback_policy") - p0;
 	rate = fsync_ext4_rate();
-	/* and the probes, one in 16, still go inline and hand off */
-	if (punts < NR / 2 || handoffs > NR / 4 || handoffs < 1)
+	if (punts < i * 3 / 4 || handoffs > i / 8 || handoffs < 1)
 		fail("policy adaptive: %lld of %d blocking fsyncs punted upfront, %lld handed off",
-		     punts, NR, handoffs);
+		     punts, i, handoffs);
 	if (rate < 50)
 		fail("policy adaptive: rates file says fsync on ext4 slept %d%%",
 		     rate);
-	fprintf(stderr, "note: adaptive: %lld punted, %lld handed off, rate %d%%\n",
-		punts, handoffs, rate);
+	fprintf(stderr, "note: adaptive: %d fsyncs, %lld punted, %lld handed off, rate %d%%\n",
+		i, punts, handoffs, rate);
 }
 
 static void test_no_module(struct hf *hf)
