@@ -55,19 +55,25 @@ static int fsync_ext4_rate(void)
 	return rate;
 }
 
-/* NR blocking fsyncs one at a time; the deltas of handoffs and punts */
-static void run_fsyncs(struct hf *hf, long long *handoffs, long long *punts)
+/*
+ * Blocking fsyncs one at a time: @min, then more until one hands off, up to
+ * @max. Returns how many, with the deltas of handoffs and policy punts.
+ */
+static int run_fsyncs(struct hf *hf, int min, int max, long long *handoffs,
+		      long long *punts)
 {
 	long long h0 = handoff_counter("handoffs");
 	long long p0 = handoff_counter("fallback_policy");
 	int i;
 
-	for (i = 0; i < NR; i++) {
+	*handoffs = 0;
+	for (i = 0; i < min || (!*handoffs && i < max); i++) {
 		hf_wait_idle_worker();
 		hf_block(hf);
+		*handoffs = handoff_counter("handoffs") - h0;
 	}
-	*handoffs = handoff_counter("handoffs") - h0;
 	*punts = handoff_counter("fallback_policy") - p0;
+	return i;
 }
 
 static void test_inline(struct hf *hf)
@@ -75,7 +81,7 @@ static void test_inline(struct hf *hf)
 	long long handoffs, punts;
 
 	set_policy("inline");
-	run_fsyncs(hf, &handoffs, &punts);
+	run_fsyncs(hf, NR, NR, &handoffs, &punts);
 	if (punts)
 		fail("policy inline: %lld of %d fsyncs punted by the policy",
 		     punts, NR);
@@ -90,27 +96,20 @@ static void test_inline(struct hf *hf)
  */
 static void test_adaptive(struct hf *hf)
 {
-	long long h0 = handoff_counter("handoffs");
-	long long p0 = handoff_counter("fallback_policy");
-	long long handoffs = 0, punts;
-	int i, rate;
+	long long handoffs, punts;
+	int n, rate;
 
 	set_policy("adaptive");
-	for (i = 0; i < NR || (!handoffs && i < MAX_PROBE + NR); i++) {
-		hf_wait_idle_worker();
-		hf_block(hf);
-		handoffs = handoff_counter("handoffs") - h0;
-	}
-	punts = handoff_counter("fallback_policy") - p0;
+	n = run_fsyncs(hf, NR, MAX_PROBE + NR, &handoffs, &punts);
 	rate = fsync_ext4_rate();
-	if (punts < i * 3 / 4 || handoffs > i / 8 || handoffs < 1)
+	if (punts < n * 3 / 4 || handoffs > n / 8 || handoffs < 1)
 		fail("policy adaptive: %lld of %d blocking fsyncs punted upfront, %lld handed off",
-		     punts, i, handoffs);
+		     punts, n, handoffs);
 	if (rate < 50)
 		fail("policy adaptive: rates file says fsync on ext4 slept %d%%",
 		     rate);
 	fprintf(stderr, "note: adaptive: %d fsyncs, %lld punted, %lld handed off, rate %d%%\n",
-		i, punts, handoffs, rate);
+		n, punts, handoffs, rate);
 }
 
 static void test_no_module(struct hf *hf)
