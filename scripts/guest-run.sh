@@ -29,6 +29,9 @@ ip link set lo up 2>/dev/null || busybox ip link set lo up
 
 record() { echo "$1 $2" >> "$OUT"; echo "[$1] $2"; }
 
+# the module's policy, if it is loaded: adaptive|inline
+set_policy() { [ -w $SYSFS/policy ] && echo "$1" > $SYSFS/policy; }
+
 # the kernel stacks of a test that outlived its timeout, and of all in D
 dump_stuck() {	# pid of timeout(1)
 	local t
@@ -79,11 +82,11 @@ project_tests() {	# mode
 		[ -n "${IOUH_TESTS:-}" ] &&
 			[[ " $IOUH_TESTS " != *" $(basename "$t") "* ]] && continue
 		for _ in $(seq "${IOUH_REPEAT:-1}"); do
-			[ -w $SYSFS/policy ] && echo inline > $SYSFS/policy
+			set_policy inline
 			run_one "$1" "tests/$(basename "$t")" "$t"
 		done
 	done
-	[ -w $SYSFS/policy ] && echo adaptive > $SYSFS/policy
+	set_policy adaptive
 }
 
 # liburing's suite. tests/liburing-skip.txt: not run (why, per line);

@@ -5,8 +5,8 @@
 # (10). Every rmmod must finish within 30 s. IOUH_STRESS_SLOW (1) multiplies
 # the program's time limits (--slow), for the debug kernel. The module runs
 # with policy=inline, as many handoffs as the mix allows: the adaptive policy
-# would punt most blocking requests upfront. Uses record() and load_module()
-# from guest-run.sh; leaves the module loaded (policy adaptive).
+# would punt most blocking requests upfront. Uses record(), load_module() and
+# set_policy() from guest-run.sh; leaves the module loaded (policy adaptive).
 # stress_suite stock: the same run on the stock kernel, no module.
 STRESS=$BUILD/stress/iouh-stress
 
@@ -21,7 +21,7 @@ stress_suite() {
 		return
 	fi
 	echo "stress: ${secs}s, rmmod/modprobe every ${cycle}s"
-	stress_policy inline
+	set_policy inline
 	"$STRESS" --secs "$secs" --slow "$slow" > /tmp/stress.out 2>&1 &
 	pid=$!
 	deadline=$((SECONDS + secs + 120 * slow))
@@ -40,7 +40,7 @@ stress_suite() {
 		fi
 		sleep 1
 		load_module || { bad=1; break; }
-		stress_policy inline
+		set_policy inline
 		cycles=$((cycles + 1))
 	done
 	wait $pid
@@ -59,7 +59,5 @@ stress_suite() {
 		record fail "$phase/stress/rmmod-cycles"
 	fi
 	[ -r "$SYSFS/enabled" ] || load_module
-	stress_policy adaptive
+	set_policy adaptive
 }
-
-stress_policy() { [ -w "$SYSFS/policy" ] && echo "$1" > "$SYSFS/policy"; }
