@@ -22,6 +22,7 @@ enum iouh_counter {
 	IOUH_FB_TASK,
 	IOUH_FB_WORKER,
 	IOUH_FB_POLICY,
+	IOUH_FB_BUDGET,
 	IOUH_NR_COUNTERS,
 };
 
@@ -39,6 +40,9 @@ void iouh_sleeping(struct task_struct *tsk);
 /* the policy toggle: adaptive (true) or inline whenever a worker is held */
 extern bool iouh_adaptive;
 ssize_t iouh_rates_show(char *buf);
+/* the adaptive policy's budget of one io_uring_enter() in us, 0: none */
+#define IOUH_BATCH_BUDGET_US	500
+extern unsigned int iouh_batch_budget_us;
 
 /*
  * identity.c: the lifecycle of a move. Allowed (at issue), compatible with a

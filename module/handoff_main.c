@@ -42,6 +42,8 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_FB_WORKER]	= "fallback_worker",
 	/* the adaptive policy: most recent inline issues like it slept */
 	[IOUH_FB_POLICY]	= "fallback_policy",
+	/* ... or its batch spent the budget of one io_uring_enter() */
+	[IOUH_FB_BUDGET]	= "fallback_budget",
 };
 
 static const struct io_uring_handoff_ops handoff_ops = {
@@ -180,6 +182,36 @@ static ssize_t rates_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute rates_attr = __ATTR_RO(rates);
 
+/*
+ * batch_budget_us: the adaptive policy's budget of one io_uring_enter(), see
+ * iouh_batch_spent(); 0 turns it off.
+ */
+module_param_named(batch_budget_us, iouh_batch_budget_us, uint, 0644);
+MODULE_PARM_DESC(batch_budget_us, "adaptive policy: punt the rest of a submission after this many us of inline issues (0: never; default "
+		 __stringify(IOUH_BATCH_BUDGET_US) ")");
+
+static ssize_t batch_budget_us_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(iouh_batch_budget_us));
+}
+
+static ssize_t batch_budget_us_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	unsigned int us;
+	int ret = kstrtouint(buf, 0, &us);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(iouh_batch_budget_us, us);
+	return count;
+}
+
+static struct kobj_attribute batch_budget_us_attr =
+	__ATTR_RW(batch_budget_us);
+
 static u64 handoff_counter_sum(int idx)
 {
 	u64 sum = 0;
@@ -220,8 +252,8 @@ static ssize_t inline_done_show(struct kobject *kobj,
 
 static struct kobj_attribute inline_done_attr = __ATTR_RO(inline_done);
 static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
-/* enabled, inline_done, policy, rates, then the counters, then NULL */
-#define HANDOFF_NR_FIXED_ATTRS	4
+/* enabled, inline_done, policy, rates, batch_budget_us, then the counters, then NULL */
+#define HANDOFF_NR_FIXED_ATTRS	5
 static struct attribute *handoff_attrs[HANDOFF_NR_FIXED_ATTRS +
 				       IOUH_NR_COUNTERS + 1];
 
@@ -238,6 +270,7 @@ static void handoff_init_attrs(void)
 	handoff_attrs[1] = &inline_done_attr.attr;
 	handoff_attrs[2] = &policy_attr.attr;
 	handoff_attrs[3] = &rates_attr.attr;
+	handoff_attrs[4] = &batch_budget_us_attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
 

@@ -203,6 +203,52 @@ ssize_t iouh_rates_show(char *buf)
 }
 
 /*
+ * The budget of one io_uring_enter(): its inline issues run one after the
+ * other in the submitter, where io-wq would run the punts of the batch in
+ * parallel. Past iouh_batch_budget_us since the batch's first inline issue,
+ * the rest of it takes the punt: a batch of expensive requests that never
+ * sleep (openat O_TMPFILE on ext4) goes to io-wq but for its first few, and
+ * so does the rest of a batch whose submitter slept and handed off. 0: no
+ * budget. A batch is the task's io_uring_task, the ring and the SQ head at
+ * the call's entry (handoff.sq_head, which the worker resuming the call
+ * keeps). Direct-mapped and unlocked like the rates: a lost update or a
+ * bucket taken over restarts a budget.
+ */
+#define IOUH_BATCH_BUCKETS	64
+
+struct iouh_batch {
+	const struct io_uring_task	*tctx;
+	const struct io_ring_ctx	*ctx;
+	u32				sq_head;
+	u64				start;	/* ns, its first inline issue */
+} ____cacheline_aligned_in_smp;
+
+static struct iouh_batch iouh_batches[IOUH_BATCH_BUCKETS];
+unsigned int iouh_batch_budget_us = IOUH_BATCH_BUDGET_US;
+
+/* is the budget of @req's batch spent? Starts it on its first issue */
+static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
+{
+	u64 budget = READ_ONCE(iouh_batch_budget_us) * NSEC_PER_USEC;
+	u32 sq_head = tctx->handoff.sq_head;
+	struct iouh_batch *b;
+	u64 now;
+
+	if (!budget || !READ_ONCE(iouh_adaptive))
+		return false;
+	now = ktime_get_ns();
+	b = &iouh_batches[hash_ptr(tctx, ilog2(IOUH_BATCH_BUCKETS))];
+	if (READ_ONCE(b->tctx) == tctx && READ_ONCE(b->ctx) == req->ctx &&
+	    READ_ONCE(b->sq_head) == sq_head)
+		return now - READ_ONCE(b->start) > budget;
+	WRITE_ONCE(b->start, now);
+	WRITE_ONCE(b->sq_head, sq_head);
+	WRITE_ONCE(b->ctx, req->ctx);
+	WRITE_ONCE(b->tctx, tctx);
+	return false;
+}
+
+/*
  * Rings whose issue runs elsewhere or can't resume mid-batch, and rings bound
  * to their submitter's task_struct (ctx->submitter_task).
  */
@@ -249,6 +295,8 @@ bool iouh_issue_begin(struct io_kiocb *req)
 	rate = iouh_rate_of(req, true);
 	if (iouh_rate_punts(rate))
 		return iouh_refuse(req, IOUH_FB_POLICY);
+	if (iouh_batch_spent(req, tctx))
+		return iouh_refuse(req, IOUH_FB_BUDGET);
 	if (!io_wq_handoff_reserve(tctx, iouh_identity_compatible)) {
 		/* one for next time, this one goes to io-wq */
 		io_wq_handoff_spare(tctx);

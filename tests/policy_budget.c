@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The adaptive policy's budget per io_uring_enter()
+ * (/sys/kernel/io_uring_handoff/batch_budget_us): the inline issues of one
+ * submission run one after the other in the submitter, so past the budget,
+ * counted from the batch's first inline issue, the rest of the batch takes
+ * the stock punt (fallback_budget) and io-wq runs it in parallel.
+ *
+ * One io_uring_enter() of NR statx on tmpfs (never sleeps): with a budget of
+ * 1 us all but the first one or two are punted by the budget; with 1 s, and
+ * with 0 (no budget), none is; with policy "inline" the budget is off too.
+ * Every statx completes with 0 and the file's size either way.
+ *
+ * Modes stock and disabled: the same batches, nothing issued inline.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <liburing.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define SYSFS	"/sys/kernel/io_uring_handoff/"
+#define NR	16
+#define SIZE	4096
+
+static void sysfs_get(const char *name, char *buf, int len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), SYSFS "%s", name);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, len, f))
+		fail("reading %s: %s", path, strerror(errno));
+	fclose(f);
+}
+
+static void sysfs_set(const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), SYSFS "%s", name);
+	f = fopen(path, "w");
+	if (!f || fputs(val, f) < 0 || fclose(f))
+		fail("writing %s to %s: %s", val, path, strerror(errno));
+}
+
+/* NR statx of @path in one io_uring_enter(), each checked */
+static void statx_batch(struct io_uring *ring, const char *path)
+{
+	struct statx stx[NR];
+	struct io_uring_cqe *cqe;
+	int i, ret;
+
+	hf_wait_idle_worker();
+	for (i = 0; i < NR; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (!sqe)
+			fail("SQ ring full at %d", i);
+		io_uring_prep_statx(sqe, AT_FDCWD, path, 0, STATX_SIZE,
+				    &stx[i]);
+		sqe->user_data = i;
+	}
+	ret = io_uring_submit(ring);
+	if (ret != NR)
+		fail("submit: %d of %d", ret, NR);
+	for (i = 0; i < NR; i++) {
+		ret = io_uring_wait_cqe(ring, &cqe);
+		if (ret)
+			fail("wait_cqe: %s", strerror(-ret));
+		if (cqe->res || cqe->user_data >= NR ||
+		    stx[cqe->user_data].stx_size != SIZE)
+			fail("statx %llu: res %d, size %llu, expected 0, %d",
+			     (unsigned long long)cqe->user_data, cqe->res,
+			     cqe->user_data < NR ?
+			     (unsigned long long)stx[cqe->user_data].stx_size :
+			     0ULL, SIZE);
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+/* one batch under @policy and @budget: how many inline, how many punted */
+static void run_batch(struct io_uring *ring, const char *path,
+		      const char *policy, const char *budget,
+		      long long *issued, long long *punts)
+{
+	long long i0 = inline_issued();
+	long long b0 = handoff_counter("fallback_budget");
+
+	sysfs_set("policy", policy);
+	sysfs_set("batch_budget_us", budget);
+	statx_batch(ring, path);
+	*issued = inline_issued() - i0;
+	*punts = handoff_counter("fallback_budget") - b0;
+}
+
+static void test_budget_spent(struct io_uring *ring, const char *path)
+{
+	long long issued, punts;
+
+	run_batch(ring, path, "adaptive", "1", &issued, &punts);
+	if (issued < 1 || issued > 2 || punts != NR - issued)
+		fail("budget 1 us: %lld of %d statx inline, %lld punted by the budget",
+		     issued, NR, punts);
+}
+
+static void test_budget_left(struct io_uring *ring, const char *path,
+			     const char *policy, const char *budget)
+{
+	long long issued, punts;
+
+	run_batch(ring, path, policy, budget, &issued, &punts);
+	if (punts || issued != NR)
+		fail("policy %s, budget %s us: %lld of %d statx inline, %lld punted by the budget",
+		     policy, budget, issued, NR, punts);
+}
+
+static void test_no_module(struct io_uring *ring, const char *path)
+{
+	long long in = inline_issued();
+
+	statx_batch(ring, path);
+	expect_no_inline(in);
+}
+
+int main(void)
+{
+	char path[PATH_MAX], policy[32], budget[32];
+	struct io_uring ring;
+	struct hf hf;
+	int fd, ret;
+
+	/* warms an io-wq worker of this task, which serves every ring of it */
+	hf_init(&hf, "policy_budget");
+	ret = io_uring_queue_init(NR, &ring, 0);
+	if (ret)
+		fail("queue_init: %s", strerror(-ret));
+	snprintf(path, sizeof(path), "%s/policy_budget.%d",
+		 test_dir("IOUH_TMPFS"), (int)getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	if (fd < 0 || ftruncate(fd, SIZE) || close(fd))
+		fail("creating %s: %s", path, strerror(errno));
+	if (!mode_handoff()) {
+		test_no_module(&ring, path);
+	} else {
+		sysfs_get("policy", policy, sizeof(policy));
+		sysfs_get("batch_budget_us", budget, sizeof(budget));
+		test_budget_spent(&ring, path);
+		test_budget_left(&ring, path, "adaptive", "1000000");
+		test_budget_left(&ring, path, "adaptive", "0");
+		test_budget_left(&ring, path, "inline", "1");
+		sysfs_set("batch_budget_us", budget);
+		sysfs_set("policy", policy);
+	}
+	unlink(path);
+	io_uring_queue_exit(&ring);
+	hf_exit(&hf);
+	return T_PASS;
+}
