@@ -5,7 +5,9 @@
  *
  *   iouh-bench --op OP --dir DIR --qd N --secs S [--sync] [--label FS]
  *
- * OP is one of fsync, statx, fadvise, renameat, openat, splice. Each op
+ * OP is one of fsync, statx, fadvise, renameat, openat, splice, unlinkat,
+ * treewalk.
+ * Each op
  * works on files it creates in DIR (named iouh-bench.<pid>.*, removed at
  * exit):
  *
@@ -23,6 +25,17 @@
  *             close(2) right after the CQE is reaped (not counted as an op).
  *   splice    4 KiB from a 4 KiB file at offset 0 into a pipe; the pipe is
  *             drained with read(2) right after the CQE is reaped; qd pipes.
+ *   unlinkat  a parallel rm: UNLINK_FILES empty files are created in DIR and
+ *             synced to disk (syncfs) before the measurement, which then
+ *             unlinks every one of them, qd at a time, and ends when the
+ *             last is gone (not after S seconds).
+ *   treewalk  a parallel file-tree walker: TREE_THREADS threads, each with
+ *             its own ring set up IORING_SETUP_SINGLE_ISSUER |
+ *             IORING_SETUP_DEFER_TASKRUN and a directory of TREE_FILES
+ *             empty files, walk them over and over: statx, openat into a
+ *             fixed file slot, close of that slot, linked; qd such chains
+ *             in flight per thread. ops counts SQEs (3 per file); with
+ *             --sync each thread makes the same three syscalls.
  *
  * The io_uring mode keeps exactly qd requests in flight on a plain ring
  * (max(2 * qd, 8) entries, no setup flags): submit qd, then reap every CQE
@@ -31,13 +44,17 @@
  * --sync runs the same operation as synchronous syscalls in one thread for
  * S seconds (qd is then only echoed in the output).
  *
+ * p50 and p99 (io_uring mode, not treewalk) are the median and 99th percentile of the
+ * requests' latencies in us, from the SQE's preparation to the reaping of
+ * its CQE: what the application waits for a result, batching included.
+ *
  * CPU is getrusage(RUSAGE_SELF) user + system time over the measured
  * interval, i.e. the whole process including its io-wq worker threads, as a
  * percentage of one CPU. workers is the number of the process's io-wq
  * threads (comm iou-wrk-*) alive after the drain, before the ring goes (0
  * with --sync). One line goes to stdout:
  *
- *   op=fsync fs=tmpfs qd=1 mode=io_uring ops=123456.7 cpu=97.3 workers=2
+ *   op=fsync fs=tmpfs qd=1 mode=io_uring ops=123456.7 cpu=97.3 workers=2 p50=4.1 p99=9.8
  *
  * fs= is --label (alias --fs-label), else the last component of DIR. Any
  * error is reported on stderr and the exit status is 1.
@@ -54,6 +71,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <liburing.h>
@@ -62,9 +80,13 @@
 #define FADV_SIZE	(64 * 1024)
 #define MAX_QD		4096
 #define NAME_LEN	64
+#define UNLINK_FILES	4000
+#define TREE_THREADS	4
+#define TREE_FILES	500
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct bench;
+struct sample;
 
 /* per in-flight request state, indexed by the SQE's user_data */
 struct slot {
@@ -73,11 +95,19 @@ struct slot {
 	unsigned int cur;		/* renameat: which name exists */
 	char name[2][NAME_LEN];		/* fsync: [0]; renameat: the pair */
 	struct statx stx;
+	struct timespec queued;		/* its SQE's preparation */
 };
 
 struct bench_op {
 	const char *name;
 	size_t file_size;	/* if set, a shared file of this size */
+	unsigned int items;	/* if set, a fixed count of work items */
+	/* files made before the measurement, and what is left of them */
+	void (*populate)(struct bench *b);
+	void (*depopulate)(struct bench *b);
+	/* if set, the whole measurement, both modes */
+	unsigned long long (*run)(struct bench *b, struct sample *start,
+				  struct sample *end);
 	void (*setup)(struct bench *b, struct slot *s, unsigned int i);
 	void (*before)(struct bench *b, struct slot *s);
 	void (*prep)(struct bench *b, struct slot *s, struct io_uring_sqe *sqe);
@@ -100,6 +130,10 @@ struct bench {
 	struct slot *slots;
 	unsigned int nslots;		/* slots set up so far */
 	unsigned int workers;		/* io-wq threads alive after the drain */
+	unsigned int next;		/* fixed count ops: the next item */
+	unsigned int inflight;
+	unsigned long long *lat;	/* each request's latency, ns */
+	size_t nlat, lat_size;
 	char buf[IO_SIZE];
 };
 
@@ -343,6 +377,258 @@ static void splice_cleanup(struct bench *b, struct slot *s)
 	close(s->pipe[1]);
 }
 
+static void take_sample(struct sample *s);
+static bool expired(const struct bench *b, const struct sample *start);
+static unsigned int iowq_workers(void);
+
+/* unlinkat: UNLINK_FILES files made before the measurement, unlinked in it */
+
+static void unlink_populate(struct bench *b)
+{
+	char name[NAME_LEN];
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < b->op->items; i++) {
+		make_name(b, name, "rm.%u", i);
+		fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY |
+			    O_CLOEXEC, 0600);
+		if (fd < 0 || close(fd))
+			die("create %s/%s: %s", b->dir, name, strerror(errno));
+	}
+	if (syncfs(b->dfd))
+		die("syncfs %s: %s", b->dir, strerror(errno));
+}
+
+/* the files the measurement did not get to, after an error */
+static void unlink_depopulate(struct bench *b)
+{
+	char name[NAME_LEN];
+
+	for (; b->next < b->op->items; b->next++) {
+		make_name(b, name, "rm.%u", b->next);
+		unlink_name(b, name);
+	}
+}
+
+static void unlink_before(struct bench *b, struct slot *s)
+{
+	make_name(b, s->name[0], "rm.%u", b->next++);
+}
+
+static void unlink_prep(struct bench *b, struct slot *s,
+			struct io_uring_sqe *sqe)
+{
+	io_uring_prep_unlinkat(sqe, b->dfd, s->name[0], 0);
+}
+
+static int unlink_sync(struct bench *b, struct slot *s)
+{
+	return unlinkat(b->dfd, s->name[0], 0) ? -errno : 0;
+}
+
+/* treewalk: a directory of TREE_FILES files per thread, walked over and over */
+
+struct walker {
+	struct bench *b;
+	pthread_t thread;
+	unsigned int t;
+	int dfd;
+	unsigned int next;		/* its next file */
+	unsigned long long sqes;	/* completed */
+	struct statx *stx;		/* one per chain */
+	char (*names)[NAME_LEN];	/* one per chain, read at submit */
+	struct sample *start;
+};
+
+static pthread_barrier_t tree_done, tree_sampled;
+
+static void tree_populate(struct bench *b)
+{
+	char name[NAME_LEN + 8], dir[NAME_LEN];
+	unsigned int t, i;
+	int fd;
+
+	for (t = 0; t < TREE_THREADS; t++) {
+		make_name(b, dir, "tree.%u", t);
+		if (mkdirat(b->dfd, dir, 0700))
+			die("mkdir %s/%s: %s", b->dir, dir, strerror(errno));
+		for (i = 0; i < TREE_FILES; i++) {
+			snprintf(name, sizeof(name), "%s/f.%u", dir, i);
+			fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY |
+				    O_CLOEXEC, 0600);
+			if (fd < 0 || close(fd))
+				die("create %s/%s: %s", b->dir, name,
+				    strerror(errno));
+		}
+	}
+	if (syncfs(b->dfd))
+		die("syncfs %s: %s", b->dir, strerror(errno));
+}
+
+static void tree_depopulate(struct bench *b)
+{
+	char name[NAME_LEN + 8], dir[NAME_LEN];
+	unsigned int t, i;
+
+	for (t = 0; t < TREE_THREADS; t++) {
+		make_name(b, dir, "tree.%u", t);
+		for (i = 0; i < TREE_FILES; i++) {
+			snprintf(name, sizeof(name), "%s/f.%u", dir, i);
+			unlinkat(b->dfd, name, 0);
+		}
+		unlinkat(b->dfd, dir, AT_REMOVEDIR);
+	}
+}
+
+static void tree_check(int res, const char *what)
+{
+	if (res < 0)
+		die("treewalk: %s: %s", what, strerror(-res));
+}
+
+static void tree_sync(struct walker *w)
+{
+	char name[NAME_LEN];
+	int fd;
+
+	while (!expired(w->b, w->start)) {
+		snprintf(name, sizeof(name), "f.%u", w->next++ % TREE_FILES);
+		tree_check(statx(w->dfd, name, 0, STATX_BASIC_STATS, w->stx) ?
+			   -errno : 0, "statx");
+		fd = openat(w->dfd, name, O_RDONLY | O_CLOEXEC);
+		tree_check(fd < 0 ? -errno : 0, "openat");
+		tree_check(close(fd) ? -errno : 0, "close");
+		w->sqes += 3;
+	}
+}
+
+/* statx -> openat into fixed slot @i -> close of slot @i, linked */
+static void tree_chain(struct walker *w, struct io_uring *ring, unsigned int i)
+{
+	struct io_uring_sqe *sqe[3];
+	char *name = w->names[i];
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		sqe[k] = io_uring_get_sqe(ring);
+		if (!sqe[k])
+			die("treewalk: SQ ring full");
+	}
+	snprintf(name, NAME_LEN, "f.%u", w->next++ % TREE_FILES);
+	io_uring_prep_statx(sqe[0], w->dfd, name, 0,
+			    STATX_BASIC_STATS, &w->stx[i]);
+	io_uring_prep_openat_direct(sqe[1], w->dfd, name, O_RDONLY, 0, i);
+	io_uring_prep_close_direct(sqe[2], i);
+	for (k = 0; k < 3; k++) {
+		io_uring_sqe_set_data64(sqe[k], i * 3 + k);
+		if (k < 2)
+			sqe[k]->flags |= IOSQE_IO_LINK;
+	}
+}
+
+static void tree_ring(struct walker *w)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SINGLE_ISSUER |
+			 IORING_SETUP_DEFER_TASKRUN,
+	};
+	struct io_uring_cqe *cqe;
+	unsigned int i, head, n, inflight = 0, qd = w->b->qd;
+	struct io_uring ring;
+	bool stop = false;
+	int ret;
+
+	ret = io_uring_queue_init_params(4 * qd < 8 ? 8 : 4 * qd, &ring, &p);
+	if (ret)
+		die("treewalk: io_uring_queue_init: %s", strerror(-ret));
+	ret = io_uring_register_files_sparse(&ring, qd);
+	if (ret)
+		die("treewalk: register_files: %s", strerror(-ret));
+	for (i = 0; i < qd; i++, inflight++)
+		tree_chain(w, &ring, i);
+	while (inflight) {
+		ret = io_uring_submit_and_wait(&ring, 1);
+		if (ret < 0 && ret != -EINTR)
+			die("treewalk: submit_and_wait: %s", strerror(-ret));
+		n = 0;
+		io_uring_for_each_cqe(&ring, head, cqe) {
+			unsigned long long ud = cqe->user_data;
+
+			tree_check(cqe->res, ud % 3 == 0 ? "statx" :
+				   ud % 3 == 1 ? "openat" : "close");
+			n++;
+			w->sqes++;
+			if (ud % 3 != 2)
+				continue;
+			if (stop)
+				inflight--;
+			else
+				tree_chain(w, &ring, ud / 3);
+		}
+		io_uring_cq_advance(&ring, n);
+		if (!stop && expired(w->b, w->start))
+			stop = true;
+	}
+	pthread_barrier_wait(&tree_done);
+	pthread_barrier_wait(&tree_sampled);
+	io_uring_queue_exit(&ring);
+}
+
+static void *tree_walker(void *arg)
+{
+	struct walker *w = arg;
+
+	if (w->b->sync) {
+		tree_sync(w);
+		pthread_barrier_wait(&tree_done);
+		pthread_barrier_wait(&tree_sampled);
+	} else {
+		tree_ring(w);
+	}
+	return NULL;
+}
+
+static unsigned long long tree_run(struct bench *b, struct sample *start,
+				   struct sample *end)
+{
+	struct walker w[TREE_THREADS] = {};
+	unsigned long long sqes = 0;
+	char dir[NAME_LEN];
+	unsigned int t;
+
+	if (pthread_barrier_init(&tree_done, NULL, TREE_THREADS + 1) ||
+	    pthread_barrier_init(&tree_sampled, NULL, TREE_THREADS + 1))
+		die("pthread_barrier_init failed");
+	take_sample(start);
+	for (t = 0; t < TREE_THREADS; t++) {
+		make_name(b, dir, "tree.%u", t);
+		w[t].b = b;
+		w[t].t = t;
+		w[t].start = start;
+		w[t].dfd = openat(b->dfd, dir, O_RDONLY | O_DIRECTORY |
+				  O_CLOEXEC);
+		w[t].stx = calloc(b->qd, sizeof(*w[t].stx));
+		w[t].names = calloc(b->qd, sizeof(*w[t].names));
+		if (w[t].dfd < 0 || !w[t].stx || !w[t].names)
+			die("treewalk: %s: %s", dir, strerror(errno));
+		if (pthread_create(&w[t].thread, NULL, tree_walker, &w[t]))
+			die("pthread_create failed");
+	}
+	pthread_barrier_wait(&tree_done);
+	take_sample(end);
+	b->workers = iowq_workers();
+	pthread_barrier_wait(&tree_sampled);
+	for (t = 0; t < TREE_THREADS; t++) {
+		pthread_join(w[t].thread, NULL);
+		sqes += w[t].sqes;
+		close(w[t].dfd);
+		free(w[t].stx);
+		free(w[t].names);
+	}
+	return sqes;
+}
+
 static void done_zero(struct bench *b, struct slot *s, int res)
 {
 	(void)s;
@@ -390,6 +676,20 @@ static const struct bench_op bench_ops[] = {
 		.sync = splice_sync,
 		.done = splice_done,
 		.cleanup = splice_cleanup,
+	}, {
+		.name = "unlinkat",
+		.items = UNLINK_FILES,
+		.populate = unlink_populate,
+		.depopulate = unlink_depopulate,
+		.before = unlink_before,
+		.prep = unlink_prep,
+		.sync = unlink_sync,
+		.done = done_zero,
+	}, {
+		.name = "treewalk",
+		.populate = tree_populate,
+		.depopulate = tree_depopulate,
+		.run = tree_run,
 	},
 };
 
@@ -411,6 +711,8 @@ static void bench_cleanup(void)
 	for (i = 0; i < b->nslots; i++)
 		if (b->op->cleanup)
 			b->op->cleanup(b, &b->slots[i]);
+	if (b->op->depopulate)
+		b->op->depopulate(b);
 	if (b->fd >= 0)
 		close(b->fd);
 	if (b->dfd >= 0)
@@ -440,6 +742,8 @@ static void bench_setup(struct bench *b)
 			b->op->setup(b, &b->slots[i], i);
 		b->nslots = i + 1;
 	}
+	if (b->op->populate)
+		b->op->populate(b);
 }
 
 static void take_sample(struct sample *s)
@@ -467,6 +771,43 @@ static bool expired(const struct bench *b, const struct sample *start)
 	return ts_diff(&start->ts, &now) >= b->secs;
 }
 
+/* may one more request go? Until S seconds passed, or the items ran out */
+static bool more(const struct bench *b, const struct sample *start)
+{
+	if (b->op->items)
+		return b->next < b->op->items;
+	return !expired(b, start);
+}
+
+static void lat_add(struct bench *b, const struct timespec *queued)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (b->nlat == b->lat_size) {
+		b->lat_size = b->lat_size ? 2 * b->lat_size : 65536;
+		b->lat = realloc(b->lat, b->lat_size * sizeof(*b->lat));
+		if (!b->lat)
+			die("out of memory");
+	}
+	b->lat[b->nlat++] = (now.tv_sec - queued->tv_sec) * 1000000000ULL +
+			    now.tv_nsec - queued->tv_nsec;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the @pct percentile of the latencies in us; they must be sorted */
+static double lat_pct(const struct bench *b, unsigned int pct)
+{
+	return b->nlat ? b->lat[(b->nlat - 1) * pct / 100] / 1e3 : 0;
+}
+
 static void ring_queue(struct bench *b, struct io_uring *ring, unsigned int i)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
@@ -477,9 +818,14 @@ static void ring_queue(struct bench *b, struct io_uring *ring, unsigned int i)
 		b->op->before(b, &b->slots[i]);
 	b->op->prep(b, &b->slots[i], sqe);
 	io_uring_sqe_set_data64(sqe, i);
+	clock_gettime(CLOCK_MONOTONIC, &b->slots[i].queued);
+	b->inflight++;
 }
 
-/* reap every available CQE, requeue a request for each unless stopping */
+/*
+ * reap every available CQE, requeue a request for each unless stopping or
+ * out of items
+ */
 static unsigned int ring_reap(struct bench *b, struct io_uring *ring,
 			      bool stop)
 {
@@ -491,8 +837,10 @@ static unsigned int ring_reap(struct bench *b, struct io_uring *ring,
 		i = io_uring_cqe_get_data64(cqe);
 		if (i >= b->qd)
 			die("bogus user_data %llu", (unsigned long long)i);
+		lat_add(b, &b->slots[i].queued);
+		b->inflight--;
 		b->op->done(b, &b->slots[i], cqe->res);
-		if (!stop)
+		if (!stop && (!b->op->items || b->next < b->op->items))
 			ring_queue(b, ring, i);
 		n++;
 	}
@@ -532,7 +880,7 @@ static unsigned int iowq_workers(void)
 static unsigned long long run_ring(struct bench *b, struct sample *start,
 				   struct sample *end)
 {
-	unsigned int i, inflight, n, entries = b->qd * 2;
+	unsigned int i, entries = b->qd * 2;
 	unsigned long long ops = 0;
 	struct io_uring ring;
 	bool stop = false;
@@ -542,20 +890,14 @@ static unsigned long long run_ring(struct bench *b, struct sample *start,
 	if (ret)
 		die("io_uring_queue_init: %s", strerror(-ret));
 	take_sample(start);
-	for (i = 0; i < b->qd; i++)
+	for (i = 0; i < b->qd && more(b, start); i++)
 		ring_queue(b, &ring, i);
-	inflight = b->qd;
-	for (;;) {
+	while (b->inflight) {
 		ret = io_uring_submit_and_wait(&ring, 1);
 		if (ret < 0 && ret != -EINTR)
 			die("io_uring_submit_and_wait: %s", strerror(-ret));
-		n = ring_reap(b, &ring, stop);
-		ops += n;
-		if (stop)
-			inflight -= n;
-		if (!inflight)
-			break;
-		if (!stop && expired(b, start))
+		ops += ring_reap(b, &ring, stop);
+		if (!stop && !more(b, start))
 			stop = true;
 	}
 	take_sample(end);
@@ -571,7 +913,7 @@ static unsigned long long run_sync(struct bench *b, struct sample *start,
 	struct slot *s = &b->slots[0];
 
 	take_sample(start);
-	while (!expired(b, start)) {
+	while (more(b, start)) {
 		if (b->op->before)
 			b->op->before(b, s);
 		b->op->done(b, s, b->op->sync(b, s));
@@ -596,7 +938,7 @@ static const char *fs_label(const struct bench *b)
 	return p && p[1] ? p + 1 : buf;
 }
 
-static void report(const struct bench *b, unsigned long long ops,
+static void report(struct bench *b, unsigned long long ops,
 		   const struct sample *start, const struct sample *end)
 {
 	double wall = ts_diff(&start->ts, &end->ts);
@@ -605,10 +947,14 @@ static void report(const struct bench *b, unsigned long long ops,
 
 	if (wall <= 0)
 		die("no time elapsed");
-	if (printf("op=%s fs=%s qd=%u mode=%s ops=%.1f cpu=%.1f workers=%u\n",
+	qsort(b->lat, b->nlat, sizeof(*b->lat), cmp_ull);
+	if (printf("op=%s fs=%s qd=%u mode=%s ops=%.1f cpu=%.1f workers=%u",
 		   b->op->name, fs_label(b), b->qd,
 		   b->sync ? "sync" : "io_uring", ops / wall,
-		   100.0 * cpu / wall, b->workers) < 0 || fflush(stdout))
+		   100.0 * cpu / wall, b->workers) < 0 ||
+	    (b->nlat && printf(" p50=%.1f p99=%.1f", lat_pct(b, 50),
+				lat_pct(b, 99)) < 0) ||
+	    printf("\n") < 0 || fflush(stdout))
 		die("writing stdout: %s", strerror(errno));
 }
 
@@ -617,7 +963,7 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(stderr,
 		"usage: iouh-bench --op OP --dir DIR --qd N --secs S [--sync]\n"
 		"                  [--label FS]\n"
-		"  OP: fsync statx fadvise renameat openat splice\n");
+		"  OP: fsync statx fadvise renameat openat splice unlinkat treewalk\n");
 	exit(1);
 }
 
@@ -693,7 +1039,9 @@ int main(int argc, char **argv)
 
 	parse_args(b, argc, argv);
 	bench_setup(b);
-	if (b->sync)
+	if (b->op->run)
+		ops = b->op->run(b, &start, &end);
+	else if (b->sync)
 		ops = run_sync(b, &start, &end);
 	else
 		ops = run_ring(b, &start, &end);

@@ -24,9 +24,10 @@
 #
 # Environment: IOUH_TMPFS and IOUH_EXT4 (directories on tmpfs and on the
 # ext4 disk, as set by guest-run.sh), IOUH_BENCH_SECS (2), IOUH_BENCH_ROUNDS
-# (3), IOUH_BENCH_OPS ("fsync statx fadvise renameat openat splice"),
-# IOUH_BENCH_QDS ("1 8 32"), IOUH_BENCH_FS ("tmpfs ext4"), IOUH_BENCH_MODES
-# ("baseline handoff inline disabled sync").
+# (3), IOUH_BENCH_OPS ("fsync statx fadvise renameat openat splice unlinkat
+# treewalk"), IOUH_BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
+# 128"), IOUH_BENCH_FS ("tmpfs ext4"), IOUH_BENCH_MODES ("baseline handoff
+# inline disabled sync").
 set -u
 REPO=$1
 OUTDIR=$2
@@ -35,8 +36,8 @@ KO=$REPO/build/module/io_uring_handoff.ko
 SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
 SECS=${IOUH_BENCH_SECS:-2}
 ROUNDS=${IOUH_BENCH_ROUNDS:-3}
-OPS=${IOUH_BENCH_OPS:-fsync statx fadvise renameat openat splice}
-QDS=${IOUH_BENCH_QDS:-1 8 32}
+OPS=${IOUH_BENCH_OPS:-fsync statx fadvise renameat openat splice unlinkat treewalk}
+QDS=${IOUH_BENCH_QDS:-}
 FSS=${IOUH_BENCH_FS:-tmpfs ext4}
 MODES=${IOUH_BENCH_MODES:-baseline handoff inline disabled sync}
 RAW=$OUTDIR/raw.txt
@@ -87,6 +88,17 @@ counter() { cat "$SYSFS/$1" 2>/dev/null || echo 0; }
 
 # the requests refused the inline issue, whatever the reason
 fallbacks() { cat "$SYSFS"/fallback_* 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
+
+# the queue depths of op: a parallel rm runs deeper than the rest
+qds() {	# op
+	if [ -n "$QDS" ]; then
+		echo "$QDS"
+	elif [ "$1" = unlinkat ]; then
+		echo 1 32 128
+	else
+		echo 1 8 32
+	fi
+}
 
 fs_dir() {
 	case $1 in
@@ -181,20 +193,22 @@ mod_unload || die "cannot unload the module"
 	echo "secs=$SECS"
 	echo "rounds=$ROUNDS"
 	echo "ops=$OPS"
-	echo "qds=$QDS"
+	echo "qds=${QDS:-1 8 32, unlinkat 1 32 128}"
 	echo "fs=$FSS"
 	echo "modes=$MODES"
 } > "$OUTDIR/env.txt"
 
-read -ra a <<< "$OPS"
 read -ra b <<< "$FSS"
-read -ra c <<< "$QDS"
-ncells=$(( ${#a[@]} * ${#b[@]} * ${#c[@]} ))
+ncells=0
+for op in $OPS; do
+	read -ra c <<< "$(qds "$op")"
+	ncells=$((ncells + ${#b[@]} * ${#c[@]}))
+done
 i=0
 SECONDS=0
 for op in $OPS; do
 	for fs in $FSS; do
-		for qd in $QDS; do
+		for qd in $(qds "$op"); do
 			i=$((i + 1))
 			echo "bench: cell $i/$ncells $op $fs $qd, elapsed ${SECONDS}s"
 			sync

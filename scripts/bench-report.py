@@ -24,7 +24,8 @@ CSV_HEADER = ["op", "fs", "qd", "baseline_ops", "handoff_ops", "ratio",
               "disabled_ops", "disabled_ratio", "handoffs", "inline_done",
               "fallbacks", "baseline_workers", "handoff_workers",
               "inline_ops", "inline_ratio", "inline_cpu", "inline_handoffs",
-              "rate"]
+              "rate", "baseline_p50", "baseline_p99", "handoff_p50",
+              "handoff_p99"]
 OP_LABEL = {
     "fadvise": "fadvise DONTNEED",
     "openat": "openat O_TMPFILE",
@@ -61,6 +62,9 @@ def read_raw(path):
             try:
                 key = (kv["op"], kv["fs"], int(kv["qd"]))
                 run = {"ops": float(kv["ops"]), "cpu": float(kv["cpu"])}
+                for c in ("p50", "p99"):
+                    if c in kv:
+                        run[c] = float(kv[c])
                 for c in ("handoffs", "inline_done", "fallbacks",
                           "workers", "rate"):
                     if c in kv and kv[c] != "-":
@@ -117,7 +121,8 @@ def summarise(cells):
         row["rate"] = median(hruns, "rate")
         row["inline_handoffs"] = median(modes.get("inline", []), "handoffs")
         for m in ("baseline", "handoff"):
-            row[m + "_workers"] = median(modes.get(m, []), "workers")
+            for c in ("workers", "p50", "p99"):
+                row[m + "_" + c] = median(modes.get(m, []), c)
         row["disabled_handoffs"] = median(modes.get("disabled", []),
                                           "handoffs")
         b = row["baseline_ops"]
@@ -156,7 +161,11 @@ def write_csv(path, rows):
                         fmt(r["inline_ratio"], ".4f"),
                         fmt(r["inline_cpu"], ".1f"),
                         fmt(r["inline_handoffs"], ".0f"),
-                        fmt(r["rate"], ".0f")])
+                        fmt(r["rate"], ".0f"),
+                        fmt(r["baseline_p50"], ".1f"),
+                        fmt(r["baseline_p99"], ".1f"),
+                        fmt(r["handoff_p50"], ".1f"),
+                        fmt(r["handoff_p99"], ".1f")])
 
 
 def kops(v):
@@ -189,9 +198,19 @@ def line(label, ops, cpu, extra=""):
 
 def per_op(r, mode, counter, secs):
     """median over runs of counter / ops done, ops done ~ ops/s * secs"""
+    if not secs:
+        return None
     vals = [x[counter] / (x["ops"] * secs) for x in r[mode + "_runs"]
             if counter in x and x["ops"] > 0]
-    return statistics.median(vals) if vals and secs else None
+    return statistics.median(vals) if vals else None
+
+
+def latency(r, mode):
+    """request latency percentiles of a mode, us"""
+    p50, p99 = r[mode + "_p50"], r[mode + "_p99"]
+    if p50 is None or p99 is None:
+        return ""
+    return f"latency p50 {p50:.0f} us, p99 {p99:.0f} us"
 
 
 def print_table(rows, env, nfail):
@@ -233,6 +252,9 @@ def print_table(rows, env, nfail):
             hx += f"; io-wq workers {bw:.0f} -> {hw:.0f}"
         if r["rate"] is not None:
             hx += f"; slept {r['rate']:.0f}%"
+        if latency(r, "handoff"):
+            hx += "; " + latency(r, "handoff")
+        bx = "   " + latency(r, "baseline") if latency(r, "baseline") else ""
         ix = ""
         iho = per_op(r, "inline", "handoffs", secs)
         if iho is not None:
@@ -240,7 +262,7 @@ def print_table(rows, env, nfail):
         dx = "   " + change(d, b) + " vs baseline" if d is not None else ""
         if r["disabled_handoffs"]:
             dx += f", {r['disabled_handoffs']:.0f} handoffs while disabled!"
-        print(line("baseline", kops(b), pct(bc)))
+        print(line("baseline", kops(b), pct(bc), bx))
         print(line("handoff", kops(h), pct(hc), hx))
         print(line("change", change(h, b), change(hc, bc)))
         if r["inline_ops"] is not None:
