@@ -6,7 +6,7 @@
  *   iouh-bench --op OP --dir DIR --qd N --secs S [--sync] [--label FS]
  *
  * OP is one of fsync, statx, fadvise, renameat, openat, splice, unlinkat,
- * treewalk.
+ * treewalk, nop.
  * Each op
  * works on files it creates in DIR (named iouh-bench.<pid>.*, removed at
  * exit):
@@ -36,6 +36,10 @@
  *             fixed file slot, close of that slot, linked; qd such chains
  *             in flight per thread. ops counts SQEs (3 per file); with
  *             --sync each thread makes the same three syscalls.
+ *   nop       IORING_OP_NOP, which io_uring completes inline and the module
+ *             never sees: io_uring's own cost per request, the floor under
+ *             every other op; --sync makes getppid(2), the floor of a
+ *             syscall.
  *
  * The io_uring mode keeps exactly qd requests in flight on a plain ring
  * (max(2 * qd, 8) entries, no setup flags): submit qd, then reap every CQE
@@ -629,6 +633,23 @@ static unsigned long long tree_run(struct bench *b, struct sample *start,
 	return sqes;
 }
 
+/* nop: io_uring's cost per request, and a syscall's */
+
+static void nop_prep(struct bench *b, struct slot *s, struct io_uring_sqe *sqe)
+{
+	(void)b;
+	(void)s;
+	io_uring_prep_nop(sqe);
+}
+
+static int nop_sync(struct bench *b, struct slot *s)
+{
+	(void)b;
+	(void)s;
+	getppid();
+	return 0;
+}
+
 static void done_zero(struct bench *b, struct slot *s, int res)
 {
 	(void)s;
@@ -690,6 +711,11 @@ static const struct bench_op bench_ops[] = {
 		.populate = tree_populate,
 		.depopulate = tree_depopulate,
 		.run = tree_run,
+	}, {
+		.name = "nop",
+		.prep = nop_prep,
+		.sync = nop_sync,
+		.done = done_zero,
 	},
 };
 
@@ -963,7 +989,7 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(stderr,
 		"usage: iouh-bench --op OP --dir DIR --qd N --secs S [--sync]\n"
 		"                  [--label FS]\n"
-		"  OP: fsync statx fadvise renameat openat splice unlinkat treewalk\n");
+		"  OP: fsync statx fadvise renameat openat splice unlinkat treewalk nop\n");
 	exit(1);
 }
 

@@ -25,8 +25,8 @@
 # Environment: IOUH_TMPFS and IOUH_EXT4 (directories on tmpfs and on the
 # ext4 disk, as set by guest-run.sh), IOUH_BENCH_SECS (2), IOUH_BENCH_ROUNDS
 # (3), IOUH_BENCH_OPS ("fsync statx fadvise renameat openat splice unlinkat
-# treewalk"), IOUH_BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
-# 128"), IOUH_BENCH_FS ("tmpfs ext4"), IOUH_BENCH_MODES ("baseline handoff
+# treewalk nop"), IOUH_BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
+# 128", nop "1"), IOUH_BENCH_FS ("tmpfs ext4"), IOUH_BENCH_MODES ("baseline handoff
 # inline disabled sync").
 set -u
 REPO=$1
@@ -36,7 +36,7 @@ KO=$REPO/build/module/io_uring_handoff.ko
 SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
 SECS=${IOUH_BENCH_SECS:-2}
 ROUNDS=${IOUH_BENCH_ROUNDS:-3}
-OPS=${IOUH_BENCH_OPS:-fsync statx fadvise renameat openat splice unlinkat treewalk}
+OPS=${IOUH_BENCH_OPS:-fsync statx fadvise renameat openat splice unlinkat treewalk nop}
 QDS=${IOUH_BENCH_QDS:-}
 FSS=${IOUH_BENCH_FS:-tmpfs ext4}
 MODES=${IOUH_BENCH_MODES:-baseline handoff inline disabled sync}
@@ -89,12 +89,15 @@ counter() { cat "$SYSFS/$1" 2>/dev/null || echo 0; }
 # the requests refused the inline issue, whatever the reason
 fallbacks() { cat "$SYSFS"/fallback_* 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
 
-# the queue depths of op: a parallel rm runs deeper than the rest
+# the queue depths of op: a parallel rm runs deeper than the rest, nop is
+# the floor of the qd 1 cells
 qds() {	# op
 	if [ -n "$QDS" ]; then
 		echo "$QDS"
 	elif [ "$1" = unlinkat ]; then
 		echo 1 32 128
+	elif [ "$1" = nop ]; then
+		echo 1
 	else
 		echo 1 8 32
 	fi
@@ -193,7 +196,7 @@ mod_unload || die "cannot unload the module"
 	echo "secs=$SECS"
 	echo "rounds=$ROUNDS"
 	echo "ops=$OPS"
-	echo "qds=${QDS:-1 8 32, unlinkat 1 32 128}"
+	echo "qds=${QDS:-1 8 32, unlinkat 1 32 128, nop 1}"
 	echo "fs=$FSS"
 	echo "modes=$MODES"
 } > "$OUTDIR/env.txt"
