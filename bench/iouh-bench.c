@@ -56,9 +56,10 @@
  * interval, i.e. the whole process including its io-wq worker threads, as a
  * percentage of one CPU. workers is the number of the process's io-wq
  * threads (comm iou-wrk-*) alive after the drain, before the ring goes (0
- * with --sync). One line goes to stdout:
+ * with --sync); n is the number of ops done in the measured interval. One
+ * line goes to stdout:
  *
- *   op=fsync fs=tmpfs qd=1 mode=io_uring ops=123456.7 cpu=97.3 workers=2 p50=4.1 p99=9.8
+ *   op=fsync fs=tmpfs qd=1 mode=io_uring ops=123456.7 cpu=97.3 workers=2 n=246913 p50=4.1 p99=9.8
  *
  * fs= is --label (alias --fs-label), else the last component of DIR. Any
  * error is reported on stderr and the exit status is 1.
@@ -974,10 +975,10 @@ static void report(struct bench *b, unsigned long long ops,
 	if (wall <= 0)
 		die("no time elapsed");
 	qsort(b->lat, b->nlat, sizeof(*b->lat), cmp_ull);
-	if (printf("op=%s fs=%s qd=%u mode=%s ops=%.1f cpu=%.1f workers=%u",
+	if (printf("op=%s fs=%s qd=%u mode=%s ops=%.1f cpu=%.1f workers=%u n=%llu",
 		   b->op->name, fs_label(b), b->qd,
 		   b->sync ? "sync" : "io_uring", ops / wall,
-		   100.0 * cpu / wall, b->workers) < 0 ||
+		   100.0 * cpu / wall, b->workers, ops) < 0 ||
 	    (b->nlat && printf(" p50=%.1f p99=%.1f", lat_pct(b, 50),
 				lat_pct(b, 99)) < 0) ||
 	    printf("\n") < 0 || fflush(stdout))

@@ -66,7 +66,7 @@ def read_raw(path):
                     if c in kv:
                         run[c] = float(kv[c])
                 for c in ("handoffs", "inline_done", "fallbacks",
-                          "workers", "rate"):
+                          "workers", "rate", "n"):
                     if c in kv and kv[c] != "-":
                         run[c] = int(kv[c])
                 mode = kv["mode"]
@@ -197,11 +197,10 @@ def line(label, ops, cpu, extra=""):
 
 
 def per_op(r, mode, counter, secs):
-    """median over runs of counter / ops done, ops done ~ ops/s * secs"""
-    if not secs:
-        return None
-    vals = [x[counter] / (x["ops"] * secs) for x in r[mode + "_runs"]
-            if counter in x and x["ops"] > 0]
+    """median over runs of counter / ops done (n=, else ~ ops/s * secs)"""
+    vals = [x[counter] / (x["n"] if "n" in x else x["ops"] * secs)
+            for x in r[mode + "_runs"]
+            if counter in x and x["ops"] > 0 and ("n" in x or secs)]
     return statistics.median(vals) if vals else None
 
 
