@@ -4,15 +4,17 @@
  * thread, after its io-wq worker exists (with the defaults), sets its parent
  * death signal (PR_SET_PDEATHSIG SIGUSR2), its timer slack (PR_SET_TIMERSLACK
  * 123457 ns), early machine-check kills (PR_MCE_KILL_EARLY, skipped where
- * the kernel refuses it) and ADDR_NO_RANDOMIZE in its personality. After the
- * submit all four read back the same, and /proc/thread-self/stat's start
+ * the kernel refuses it), ADDR_NO_RANDOMIZE in its personality and
+ * no_new_privs (which a worker without it may take on, not lose). After the
+ * submit all five read back the same, and /proc/thread-self/stat's start
  * time (field 22) is the thread's, not its worker's, which was created at
  * least 50 ms later. Done in a non-leader thread and in the group leader.
  * Blocking is forced by fsync of dirty data on ext4, see handoff_force.c.
  *
  * Fails on a kernel that hands off without moving one of them: the thread
  * comes back with the worker's (no pdeath signal, the default slack, the
- * process's MCE policy, the default personality, a later start time).
+ * process's MCE policy, the default personality, no no_new_privs, a later
+ * start time).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,6 +65,8 @@ static void *check(void *arg)
 	pers = personality(0xffffffff);
 	if (pers == -1 || personality(pers | ADDR_NO_RANDOMIZE) == -1)
 		fail("%s: personality: %s", who, strerror(errno));
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		fail("%s: PR_SET_NO_NEW_PRIVS: %s", who, strerror(errno));
 
 	ho = hf_block(&hf);
 
@@ -78,6 +82,9 @@ static void *check(void *arg)
 	if (personality(0xffffffff) != (pers | ADDR_NO_RANDOMIZE))
 		fail("%s: personality %#x, expected %#x", who,
 		     personality(0xffffffff), pers | ADDR_NO_RANDOMIZE);
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		fail("%s: PR_GET_NO_NEW_PRIVS %d, expected 1", who,
+		     prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 	if (start_time() != start)
 		fail("%s: start time %llu in /proc/thread-self/stat, expected %llu",
 		     who, start_time(), start);
