@@ -197,6 +197,16 @@ static int create_file(struct bench *b, const char *name, size_t size)
 	return fd;
 }
 
+/* an empty file, not synced: populate() syncs the lot at once */
+static void create_empty(struct bench *b, const char *name)
+{
+	int fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			0600);
+
+	if (fd < 0 || close(fd))
+		die("create %s/%s: %s", b->dir, name, strerror(errno));
+}
+
 static void unlink_name(struct bench *b, const char *name)
 {
 	if (name[0] && unlinkat(b->dfd, name, 0) && errno != ENOENT)
@@ -392,14 +402,10 @@ static void unlink_populate(struct bench *b)
 {
 	char name[NAME_LEN];
 	unsigned int i;
-	int fd;
 
 	for (i = 0; i < b->op->items; i++) {
 		make_name(b, name, "rm.%u", i);
-		fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY |
-			    O_CLOEXEC, 0600);
-		if (fd < 0 || close(fd))
-			die("create %s/%s: %s", b->dir, name, strerror(errno));
+		create_empty(b, name);
 	}
 	if (syncfs(b->dfd))
 		die("syncfs %s: %s", b->dir, strerror(errno));
@@ -452,7 +458,6 @@ static void tree_populate(struct bench *b)
 {
 	char name[NAME_LEN + 8], dir[NAME_LEN];
 	unsigned int t, i;
-	int fd;
 
 	for (t = 0; t < TREE_THREADS; t++) {
 		make_name(b, dir, "tree.%u", t);
@@ -460,11 +465,7 @@ static void tree_populate(struct bench *b)
 			die("mkdir %s/%s: %s", b->dir, dir, strerror(errno));
 		for (i = 0; i < TREE_FILES; i++) {
 			snprintf(name, sizeof(name), "%s/f.%u", dir, i);
-			fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY |
-				    O_CLOEXEC, 0600);
-			if (fd < 0 || close(fd))
-				die("create %s/%s: %s", b->dir, name,
-				    strerror(errno));
+			create_empty(b, name);
 		}
 	}
 	if (syncfs(b->dfd))
