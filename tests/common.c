@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,30 @@ long long handoff_counter(const char *name)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+/* read or write a /sys/kernel/io_uring_handoff/ setting, or fail */
+void handoff_setting_get(const char *name, char *buf, int len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/io_uring_handoff/%s", name);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, len, f))
+		fail("reading %s: %s", path, strerror(errno));
+	fclose(f);
+}
+
+void handoff_setting_set(const char *name, const char *val)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/io_uring_handoff/%s", name);
+	f = fopen(path, "w");
+	if (!f || fputs(val, f) < 0 || fclose(f))
+		fail("writing %s to %s: %s", val, path, strerror(errno));
 }
 
 int mode_handoff(void)

@@ -20,6 +20,8 @@ const char *test_mode(void);
 const char *test_dir(const char *env);
 /* a counter under /sys/kernel/io_uring_handoff/, -1 if absent */
 long long handoff_counter(const char *name);
+void handoff_setting_get(const char *name, char *buf, int len);
+void handoff_setting_set(const char *name, const char *val);
 
 /* true if IOUH_MODE is "handoff" */
 int mode_handoff(void);

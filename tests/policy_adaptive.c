@@ -16,27 +16,9 @@
 #include "common.h"
 #include "handoff_force.h"
 
-#define POLICY	"/sys/kernel/io_uring_handoff/policy"
 #define RATES	"/sys/kernel/io_uring_handoff/rates"
 #define NR	48
 #define MAX_PROBE	256	/* the module's IOUH_RATE_PROBE_MAX */
-
-static void get_policy(char *buf, int len)
-{
-	FILE *f = fopen(POLICY, "r");
-
-	if (!f || !fgets(buf, len, f))
-		fail("reading %s: %s", POLICY, strerror(errno));
-	fclose(f);
-}
-
-static void set_policy(const char *policy)
-{
-	FILE *f = fopen(POLICY, "w");
-
-	if (!f || fputs(policy, f) < 0 || fclose(f))
-		fail("writing %s to %s: %s", policy, POLICY, strerror(errno));
-}
 
 /* the fsync estimate of the rates file, "fsync ext4 <slept%> <w> <probe>" */
 static int fsync_ext4_rate(void)
@@ -80,7 +62,7 @@ static void test_inline(struct hf *hf)
 {
 	long long handoffs, punts;
 
-	set_policy("inline");
+	handoff_setting_set("policy", "inline");
 	run_fsyncs(hf, NR, NR, &handoffs, &punts);
 	if (punts)
 		fail("policy inline: %lld of %d fsyncs punted by the policy",
@@ -99,7 +81,7 @@ static void test_adaptive(struct hf *hf)
 	long long handoffs, punts;
 	int n, rate;
 
-	set_policy("adaptive");
+	handoff_setting_set("policy", "adaptive");
 	n = run_fsyncs(hf, NR, MAX_PROBE + NR, &handoffs, &punts);
 	rate = fsync_ext4_rate();
 	if (punts < n * 3 / 4 || handoffs > n / 8 || handoffs < 1)
@@ -131,10 +113,10 @@ int main(void)
 	if (!mode_handoff()) {
 		test_no_module(&hf);
 	} else {
-		get_policy(was, sizeof(was));
+		handoff_setting_get("policy", was, sizeof(was));
 		test_inline(&hf);
 		test_adaptive(&hf);
-		set_policy(was);
+		handoff_setting_set("policy", was);
 	}
 	hf_exit(&hf);
 	return T_PASS;

@@ -24,32 +24,8 @@
 #include "common.h"
 #include "handoff_force.h"
 
-#define SYSFS	"/sys/kernel/io_uring_handoff/"
 #define NR	16
 #define SIZE	4096
-
-static void sysfs_get(const char *name, char *buf, int len)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), SYSFS "%s", name);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, len, f))
-		fail("reading %s: %s", path, strerror(errno));
-	fclose(f);
-}
-
-static void sysfs_set(const char *name, const char *val)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), SYSFS "%s", name);
-	f = fopen(path, "w");
-	if (!f || fputs(val, f) < 0 || fclose(f))
-		fail("writing %s to %s: %s", val, path, strerror(errno));
-}
 
 /* NR statx of @path in one io_uring_enter(), each checked */
 static void statx_batch(struct io_uring *ring, const char *path)
@@ -94,8 +70,8 @@ static void run_batch(struct io_uring *ring, const char *path,
 	long long i0 = inline_issued();
 	long long b0 = handoff_counter("fallback_budget");
 
-	sysfs_set("policy", policy);
-	sysfs_set("batch_budget_us", budget);
+	handoff_setting_set("policy", policy);
+	handoff_setting_set("batch_budget_us", budget);
 	statx_batch(ring, path);
 	*issued = inline_issued() - i0;
 	*punts = handoff_counter("fallback_budget") - b0;
@@ -150,14 +126,14 @@ int main(void)
 	if (!mode_handoff()) {
 		test_no_module(&ring, path);
 	} else {
-		sysfs_get("policy", policy, sizeof(policy));
-		sysfs_get("batch_budget_us", budget, sizeof(budget));
+		handoff_setting_get("policy", policy, sizeof(policy));
+		handoff_setting_get("batch_budget_us", budget, sizeof(budget));
 		test_budget_spent(&ring, path);
 		test_budget_left(&ring, path, "adaptive", "1000000");
 		test_budget_left(&ring, path, "adaptive", "0");
 		test_budget_left(&ring, path, "inline", "1");
-		sysfs_set("batch_budget_us", budget);
-		sysfs_set("policy", policy);
+		handoff_setting_set("batch_budget_us", budget);
+		handoff_setting_set("policy", policy);
 	}
 	unlink(path);
 	io_uring_queue_exit(&ring);
