@@ -92,7 +92,8 @@ test-main:
 test-debug:
 	@echo "test: debug lane, $(KDIR_DEBUG)/arch/x86/boot/bzImage"
 	@start=$$(date +%s); \
-	IOUH_STRESS_SECS=$(STRESS_SECS) IOUH_STRESS_SLOW=3 IOUH_MODES=handoff \
+	IOUH_STRESS_SECS=$(STRESS_SECS) IOUH_STRESS_SLOW=3 \
+	IOUH_MODES="handoff handoff-defer" \
 	IOUH_SUITES="project stress" \
 	IOUH_KO=$(BUILD)/module-debug/module/io_uring_handoff.ko \
 	IOUH_DISK=$(CACHE_DIR)/ext4-debug.img IOUH_TIMEOUT=180 \

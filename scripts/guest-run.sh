@@ -5,7 +5,8 @@
 # /run/results/results.txt: "pass|fail|skip NAME".
 #
 # IOUH_SUITES	project liburing stress operator (default: all but stress)
-# IOUH_MODES	phases of the project tests: stock handoff disabled
+# IOUH_MODES	phases of the project tests: stock handoff handoff-single
+#		handoff-defer disabled
 # IOUH_TESTS	only these project tests (names without a path)
 # IOUH_REPEAT	run each project and liburing test this many times (1), to
 #		chase flakes
@@ -72,20 +73,38 @@ run_one() {	# phase name cmd...
 	esac
 }
 
+# The tests of the ring phases: those whose rings are IOUH_RING's kind
+# (tests/common.h), the identity suite and the exactness of results.
+RING_TESTS="id_* window_* cqe_exact batch_tail inline_issue restart_cqe
+	cancel_handed_off"
+ring_test() {	# name
+	local pat
+	for pat in $RING_TESTS; do
+		# shellcheck disable=SC2053
+		[[ $1 == $pat ]] && return 0
+	done
+	return 1
+}
+
 # The project tests force handoffs: with the module loaded each starts with
 # policy=inline, or the adaptive policy would punt a forced blocking fsync
 # once ext4 fsyncs have slept a few times (tests/policy_adaptive tests it).
-project_tests() {	# mode
-	export IOUH_MODE=$1
+# A ring phase (IOUH_RING set) runs RING_TESTS in mode handoff.
+project_tests() {	# phase [ring]
+	local name
+	export IOUH_MODE=${1%%-*} IOUH_RING=${2:-plain}
 	for t in "$BUILD"/tests/*; do
 		[ -x "$t" ] || continue
+		name=$(basename "$t")
 		[ -n "${IOUH_TESTS:-}" ] &&
-			[[ " $IOUH_TESTS " != *" $(basename "$t") "* ]] && continue
+			[[ " $IOUH_TESTS " != *" $name "* ]] && continue
+		[ -n "${2:-}" ] && ! ring_test "$name" && continue
 		for _ in $(seq "${IOUH_REPEAT:-1}"); do
 			set_policy inline
-			run_one "$1" "tests/$(basename "$t")" "$t"
+			run_one "$1" "tests/$name" "$t"
 		done
 	done
+	unset IOUH_RING
 	set_policy adaptive
 }
 
@@ -144,7 +163,7 @@ if want bench; then
 	exit 0
 fi
 
-MODES=${IOUH_MODES:-stock handoff disabled}
+MODES=${IOUH_MODES:-stock handoff handoff-single handoff-defer disabled}
 mode() { case " $MODES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 mode stock && want project && project_tests stock
@@ -170,6 +189,9 @@ module_check loaded
 IOUH_EXPECT_HANDOFF=1
 export IOUH_EXPECT_HANDOFF
 mode handoff && want project && project_tests handoff
+# SINGLE_ISSUER, and SINGLE_ISSUER|DEFER_TASKRUN with a registered ring fd
+mode handoff-single && want project && project_tests handoff-single single
+mode handoff-defer && want project && project_tests handoff-defer defer+regfd
 unset IOUH_EXPECT_HANDOFF
 # once, with the module: tests/liburing-skip.txt lists what fails on stock
 want liburing && liburing_suite handoff

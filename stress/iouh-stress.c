@@ -14,8 +14,10 @@
  * (the directories default to $IOUH_EXT4 and $IOUH_TMPFS)
  *
  * Design, all bounded in time and count:
- * - W worker threads (default 6), each with a plain ring (QD 32) of its
- *   own, made warm (an IOSQE_ASYNC NOP, then its "iou-wrk-<tid>" idles).
+ * - W worker threads (default 6), each with a ring (QD 32) of its own,
+ *   plain for even worker indexes, SINGLE_ISSUER | DEFER_TASKRUN |
+ *   TASKRUN_FLAG for odd ones, made warm (an IOSQE_ASYNC NOP, then its
+ *   "iou-wrk-<tid>" idles).
  *   Workers 2k and 2k+1 (k < 2) also share ring k, under a mutex around
  *   SQE preparation, submit and reaping; a batch goes to the shared ring
  *   one time in three. A batch is 1-8 SQEs of items from a weighted mix
@@ -105,6 +107,10 @@
 #define NR_SHARED	2
 #define MAX_OWNERS	MAX_WORKERS
 #define QD		32
+/* the own rings of odd-indexed threads: the rings liburing recommends */
+#define OWN_RING_ODD_FLAGS	(IORING_SETUP_SINGLE_ISSUER | \
+				 IORING_SETUP_DEFER_TASKRUN | \
+				 IORING_SETUP_TASKRUN_FLAG)
 #define TAB_SZ		64
 #define BATCH_MAX	8
 #define NFIFO_WORKER	16
@@ -225,6 +231,7 @@ struct req {
 struct ringh {
 	pthread_mutex_t lock;
 	struct io_uring ring;
+	unsigned int setup_flags;
 	int live;
 	int npending;
 	char name[32];
@@ -1434,7 +1441,7 @@ static void warm(struct wctx *c)
 
 static int ring_init(struct ringh *rh)
 {
-	int ret = io_uring_queue_init(QD, &rh->ring, 0);
+	int ret = io_uring_queue_init(QD, &rh->ring, rh->setup_flags);
 
 	if (ret) {
 		report("io_uring_queue_init(%d): %s", QD, strerror(-ret));
@@ -1463,6 +1470,8 @@ static struct wctx *ctx_new(int idx, int worker, unsigned long long seed,
 	c->nfifo = nfifo;
 	c->fd[0] = c->fd[1] = -1;
 	pthread_mutex_init(&c->own->lock, NULL);
+	if (idx & 1)
+		c->own->setup_flags = OWN_RING_ODD_FLAGS;
 	snprintf(c->own->name, sizeof(c->own->name), "own[%d]", idx);
 	P.owners[idx] = c;
 	return c;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <liburing.h>
 #include "common.h"
 
 const char *test_mode(void)
@@ -57,6 +58,52 @@ void handoff_setting_set(const char *name, const char *val)
 	f = fopen(path, "w");
 	if (!f || fputs(val, f) < 0 || fclose(f))
 		fail("writing %s to %s: %s", val, path, strerror(errno));
+}
+
+static const char *test_ring(void)
+{
+	const char *ring = getenv("IOUH_RING");
+
+	return ring ? ring : "plain";
+}
+
+unsigned int test_ring_flags(void)
+{
+	const char *ring = test_ring();
+	size_t len = strcspn(ring, "+");
+
+	if (!strncmp(ring, "plain", len) && len == 5)
+		return 0;
+	if (!strncmp(ring, "single", len) && len == 6)
+		return IORING_SETUP_SINGLE_ISSUER;
+	if (!strncmp(ring, "defer", len) && len == 5)
+		return IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	fail("IOUH_RING=%s: plain, single or defer, +regfd", ring);
+}
+
+int test_ring_regfd(void)
+{
+	const char *plus = strchr(test_ring(), '+');
+
+	if (plus && strcmp(plus, "+regfd"))
+		fail("IOUH_RING=%s: plain, single or defer, +regfd", test_ring());
+	return plus != NULL;
+}
+
+int test_queue_init(unsigned int entries, struct io_uring *ring,
+		    unsigned int flags)
+{
+	int ret;
+
+	if (flags)
+		return io_uring_queue_init(entries, ring, flags);
+	ret = io_uring_queue_init(entries, ring, test_ring_flags());
+	if (ret || !test_ring_regfd())
+		return ret;
+	ret = io_uring_register_ring_fd(ring);
+	if (ret != 1)
+		fail("register_ring_fd: %s", strerror(-ret));
+	return 0;
 }
 
 int mode_handoff(void)

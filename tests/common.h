@@ -23,6 +23,24 @@ long long handoff_counter(const char *name);
 void handoff_setting_get(const char *name, char *buf, int len);
 void handoff_setting_set(const char *name, const char *val);
 
+/*
+ * IOUH_RING, the kind of ring the tests run on (the harness' ring phases):
+ * unset or "plain"; "single": IORING_SETUP_SINGLE_ISSUER; "defer":
+ * SINGLE_ISSUER | DEFER_TASKRUN (stock refuses DEFER_TASKRUN alone). A
+ * "+regfd" suffix registers the ring's fd too, so the tests' io_uring_enter()
+ * calls go through IORING_ENTER_REGISTERED_RING. Fails on anything else.
+ */
+unsigned int test_ring_flags(void);
+int test_ring_regfd(void);
+/*
+ * io_uring_queue_init(@entries, @ring, @flags). @flags 0: a ring of
+ * IOUH_RING's kind, test_ring_flags() and the fd registered if
+ * test_ring_regfd(). Returns what io_uring_queue_init() does.
+ */
+struct io_uring;
+int test_queue_init(unsigned int entries, struct io_uring *ring,
+		    unsigned int flags);
+
 /* true if IOUH_MODE is "handoff" */
 int mode_handoff(void);
 /*

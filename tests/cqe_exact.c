@@ -39,7 +39,7 @@ static void run(const char *dir)
 	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &ref))
 		fail("statx: %s", strerror(errno));
 
-	ret = io_uring_queue_init(NR, &ring, 0);
+	ret = test_queue_init(NR, &ring, 0);
 	if (ret)
 		fail("queue_init: %d", ret);
 

@@ -214,7 +214,7 @@ void hf_init_flags(struct hf *hf, const char *name, unsigned int ring_flags)
 	if (hf->fd < 0)
 		fail("open %s: %s", hf->path, strerror(errno));
 	hf_track(hf->path, 1);
-	ret = io_uring_queue_init(8, &hf->ring, ring_flags);
+	ret = test_queue_init(8, &hf->ring, ring_flags);
 	if (ret)
 		fail("queue_init flags %#x: %s", ring_flags, strerror(-ret));
 

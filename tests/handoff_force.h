@@ -22,10 +22,11 @@ struct hf {
 };
 
 /*
- * A fresh ring (8 entries, @ring_flags) and a file in IOUH_EXT4 (skip if
- * unset), then one fsync so the calling thread's io-wq has an idle worker,
- * the target a handoff needs. Call from the thread that will submit. The
- * file is also removed at exit, should fail() or skip() come first.
+ * A fresh ring (8 entries, @ring_flags; 0: IOUH_RING's kind, see
+ * test_queue_init()) and a file in IOUH_EXT4 (skip if unset), then one
+ * fsync so the calling thread's io-wq has an idle worker, the target a
+ * handoff needs. Call from the thread that will submit. The file is also
+ * removed at exit, should fail() or skip() come first.
  */
 void hf_init_flags(struct hf *hf, const char *name, unsigned int ring_flags);
 void hf_init(struct hf *hf, const char *name);

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SINGLE_ISSUER and DEFER_TASKRUN rings are bound to their submitter's
+ * task_struct (ctx->submitter_task): only that task may io_uring_enter() to
+ * submit or io_uring_register() (-EEXIST for any other), and a DEFER_TASKRUN
+ * ring's completions run only in its submitter's io_uring_enter() (-EEXIST
+ * for another's wait). A handoff gives the thread's identity to another
+ * task_struct: the thread must stay the submitter, of the ring it handed
+ * off on and of its other rings, and every other thread must stay refused.
+ *
+ * For SINGLE_ISSUER and SINGLE_ISSUER | DEFER_TASKRUN, each with and without
+ * a registered ring fd, in a fresh thread with two such rings A and B: a
+ * blocking fsync (dirty ext4 data, handoff_force.c) on A must hand off in
+ * mode handoff and give one CQE, 0; then the thread submits a NOP on A and
+ * on B and waits for it (CQE 0), and registers on both (IORING_REGISTER_PROBE,
+ * not -EEXIST), while another thread gets -EEXIST registering on either and,
+ * on DEFER_TASKRUN, waiting on A. DEFER_TASKRUN without SINGLE_ISSUER is
+ * -EINVAL, as on stock.
+ *
+ * Fails on a kernel that hands the identity off but leaves submitter_task on
+ * the task that handed off: the thread's NOP gets -EEXIST and a
+ * DEFER_TASKRUN ring's wait warns in io_run_local_work().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define NOP_UD	0x90b
+
+struct variant {
+	const char *name;
+	unsigned int flags;
+	int regfd;
+};
+
+struct rings {
+	struct hf hf;		/* ring A, with the file to fsync */
+	struct io_uring b;
+	const struct variant *v;
+};
+
+/* IORING_REGISTER_PROBE on @ring's real fd, as any thread can: 0 or -errno */
+static int register_probe(struct io_uring *ring)
+{
+	struct io_uring_probe *p;
+	size_t len;
+	long ret;
+
+	len = sizeof(*p) + 256 * sizeof(struct io_uring_probe_op);
+	p = calloc(1, len);
+	if (!p)
+		fail("calloc");
+	ret = syscall(__NR_io_uring_register, ring->ring_fd,
+		      IORING_REGISTER_PROBE, p, 256);
+	free(p);
+	return ret < 0 ? -errno : 0;
+}
+
+static void nop(struct io_uring *ring, const char *which, const char *name)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int ret;
+
+	if (!sqe)
+		fail("%s: no SQE", name);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = NOP_UD;
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret != 1)
+		fail("%s: NOP on ring %s after the handoff: submit %d (%s)",
+		     name, which, ret, strerror(-ret));
+	ret = hf_reap_one(ring, NOP_UD);
+	if (ret)
+		fail("%s: NOP on ring %s: res %d", name, which, ret);
+}
+
+/* another thread of the process: still refused on both rings */
+static void *other_thread(void *arg)
+{
+	struct rings *r = arg;
+	const char *name = r->v->name;
+	int ret;
+
+	ret = register_probe(&r->hf.ring);
+	if (ret != -EEXIST)
+		fail("%s: another thread's register on ring A: %d, expected -EEXIST",
+		     name, ret);
+	ret = register_probe(&r->b);
+	if (ret != -EEXIST)
+		fail("%s: another thread's register on ring B: %d, expected -EEXIST",
+		     name, ret);
+	if (r->v->flags & IORING_SETUP_DEFER_TASKRUN) {
+		ret = syscall(__NR_io_uring_enter, r->hf.ring.ring_fd, 0, 1,
+			      IORING_ENTER_GETEVENTS, NULL, 0);
+		if (ret != -1 || errno != EEXIST)
+			fail("%s: another thread's wait on ring A: %d (%s), expected -EEXIST",
+			     name, ret, strerror(errno));
+	}
+	return NULL;
+}
+
+static void *variant_thread(void *arg)
+{
+	struct rings r = { .v = arg };
+	const char *name = r.v->name;
+	long long ho;
+	int ret;
+
+	hf_init_flags(&r.hf, "ring_single_issuer", r.v->flags);
+	if (r.v->regfd) {
+		ret = io_uring_register_ring_fd(&r.hf.ring);
+		if (ret != 1)
+			fail("%s: register_ring_fd: %s", name, strerror(-ret));
+	}
+	ret = io_uring_queue_init(4, &r.b, r.v->flags);
+	if (ret)
+		fail("%s: queue_init ring B: %s", name, strerror(-ret));
+
+	hf_wait_idle_worker();
+	ho = hf_block(&r.hf);
+	expect_handoff(ho);
+
+	nop(&r.hf.ring, "A", name);
+	nop(&r.b, "B", name);
+	ret = register_probe(&r.hf.ring);
+	if (ret)
+		fail("%s: the submitter's register on ring A: %s", name,
+		     strerror(-ret));
+	ret = register_probe(&r.b);
+	if (ret)
+		fail("%s: the submitter's register on ring B: %s", name,
+		     strerror(-ret));
+	run_in_thread(other_thread, &r);
+
+	io_uring_queue_exit(&r.b);
+	hf_exit(&r.hf);
+	return NULL;
+}
+
+int main(void)
+{
+	static const struct variant variants[] = {
+		{ "single_issuer", IORING_SETUP_SINGLE_ISSUER, 0 },
+		{ "single_issuer+regfd", IORING_SETUP_SINGLE_ISSUER, 1 },
+		{ "defer_taskrun", IORING_SETUP_SINGLE_ISSUER |
+				   IORING_SETUP_DEFER_TASKRUN, 0 },
+		{ "defer_taskrun+regfd", IORING_SETUP_SINGLE_ISSUER |
+					 IORING_SETUP_DEFER_TASKRUN, 1 },
+	};
+	struct io_uring ring;
+	unsigned int i;
+	int ret;
+
+	ret = io_uring_queue_init(4, &ring, IORING_SETUP_DEFER_TASKRUN);
+	if (ret != -EINVAL)
+		fail("DEFER_TASKRUN alone: queue_init %d, stock gives -EINVAL",
+		     ret);
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
+		run_in_thread(variant_thread, (void *)&variants[i]);
+	return T_PASS;
+}

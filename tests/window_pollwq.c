@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The first poll() of a DEFER_TASKRUN ring's fd activates the ring's poll
+ * waitqueue through task_work on the ring's submitter_task, with a signal
+ * notification (io_activate_pollwq()). Sent in the handoff window, it finds
+ * the task that handed off, still asleep in its inline issue: the
+ * notification must not interrupt that issue, and the work must end up on
+ * the thread.
+ *
+ * The main thread makes itself warm on a SINGLE_ISSUER | DEFER_TASKRUN ring,
+ * widens the window to 500 ms (debug_window_ms) and submits openat(O_RDONLY |
+ * O_CREAT) of a FIFO whose writer comes 1.5 s later: its first sleep hands
+ * off. A helper thread waits for the window (hf_window_open()), then calls
+ * poll() on the ring fd, once, without waiting. The open's CQE must be the
+ * FIFO's fd, the only CQE, and in mode handoff the poll must have come in
+ * the window and a handoff happened. Then the poll waitqueue must work: a
+ * poll() that waits on the ring fd wakes for a NOP's CQE. In stock/disabled (no window: the helper
+ * polls after 500 ms) the same results must hold.
+ *
+ * Fails on a kernel that notifies the task in its handed-off issue: the
+ * FIFO open is interrupted and its CQE is -ERESTARTSYS or -EINTR.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define WINDOW_MS	500
+#define WRITER_MS	1500
+#define OPEN_UD		0xf1f0ULL
+#define NOP_UD		0x90bULL
+
+struct poller {
+	int ring_fd;
+	pid_t pid;
+	int in_window;
+};
+
+static void *poller(void *arg)
+{
+	struct poller *p = arg;
+	struct pollfd pfd = { .fd = p->ring_fd, .events = POLLIN };
+	long long end = hf_now_ms() + WINDOW_MS;
+
+	while (hf_now_ms() < end && !p->in_window) {
+		p->in_window = hf_window_open(p->pid);
+		if (!p->in_window)
+			usleep(1000);
+	}
+	if (poll(&pfd, 1, 0) < 0)
+		fail("poll on the ring fd: %s", strerror(errno));
+	return NULL;
+}
+
+struct waiter {
+	int ring_fd;
+	pid_t tid;
+	int ret;
+	short revents;
+};
+
+/* poll() for a CQE for up to 5 s */
+static void *waiter(void *arg)
+{
+	struct waiter *w = arg;
+	struct pollfd pfd = { .fd = w->ring_fd, .events = POLLIN };
+
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
+	do
+		w->ret = poll(&pfd, 1, 5000);
+	while (w->ret < 0 && errno == EINTR);
+	w->revents = pfd.revents;
+	return NULL;
+}
+
+int main(void)
+{
+	struct poller p = { .pid = getpid() };
+	struct waiter w = { 0 };
+	struct hf_fifo f;
+	struct io_uring_sqe *sqe;
+	pthread_t t;
+	long long before;
+	int ret;
+	struct hf hf;
+
+	hf_init_flags(&hf, "window_pollwq", IORING_SETUP_SINGLE_ISSUER |
+					    IORING_SETUP_DEFER_TASKRUN);
+	hf_fifo_init(&f, "window_pollwq");
+	hf_window_widen(WINDOW_MS);
+	p.ring_fd = w.ring_fd = hf.ring.ring_fd;
+	hf_wait_idle_worker();
+	before = handoff_counter("handoffs");
+
+	ret = pthread_create(&t, NULL, poller, &p);
+	if (ret)
+		fail("pthread_create: %s", strerror(ret));
+	hf_fifo_release_after(&f, WRITER_MS);
+	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
+	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, 10000);
+	pthread_join(t, NULL);
+	if (mode_handoff() && !p.in_window)
+		fail("the poll did not come in the handoff window");
+	expect_handoff(before);
+
+	/* the activation ran: a CQE wakes a poll() that waits for it */
+	ret = pthread_create(&t, NULL, waiter, &w);
+	if (ret)
+		fail("pthread_create: %s", strerror(ret));
+	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	if (!hf_wait_asleep(getpid(), w.tid, 2000))
+		fail("the poll() waiter did not sleep");
+	sqe = io_uring_get_sqe(&hf.ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = NOP_UD;
+	ret = io_uring_submit(&hf.ring);
+	if (ret != 1)
+		fail("submit NOP: %d", ret);
+	pthread_join(t, NULL);
+	if (w.ret != 1 || !(w.revents & POLLIN))
+		fail("a poll() waiting on the ring fd missed the NOP's CQE: poll %d revents %#x",
+		     w.ret, w.revents);
+	ret = hf_reap_one(&hf.ring, NOP_UD);
+	if (ret)
+		fail("NOP res %d", ret);
+	hf_fifo_exit(&f);
+	hf_exit(&hf);
+	return T_PASS;
+}
