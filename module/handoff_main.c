@@ -30,7 +30,7 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_BLOCKED_LOCK]	= "blocked_lock",
 	/* ... that slept after the identity got bound mid-issue (perf, PI) */
 	[IOUH_BLOCKED_TASK]	= "blocked_task",
-	/* SQPOLL, IOPOLL, SQ_REWIND, SINGLE_ISSUER or DEFER_TASKRUN ring */
+	/* SQPOLL, IOPOLL or SQ_REWIND ring; not an io_uring_enter() */
 	[IOUH_FB_RING]		= "fallback_ring",
 	/* a pollable file: the nonblocking issue and poll retry path */
 	[IOUH_FB_POLL]		= "fallback_poll",

@@ -249,13 +249,13 @@ static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 }
 
 /*
- * Rings whose issue runs elsewhere or can't resume mid-batch, and rings bound
- * to their submitter's task_struct (ctx->submitter_task).
+ * Rings whose issue runs elsewhere (SQPOLL), completes by polling (IOPOLL)
+ * or can't resume mid-batch (SQ_REWIND). SINGLE_ISSUER and DEFER_TASKRUN
+ * rings are served: the handoff makes the worker their submitter_task
+ * (io_uring_tctx_switch()).
  */
 #define IOUH_RING_REFUSED	(IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL | \
-				 IORING_SETUP_SQ_REWIND | \
-				 IORING_SETUP_SINGLE_ISSUER | \
-				 IORING_SETUP_DEFER_TASKRUN)
+				 IORING_SETUP_SQ_REWIND)
 
 static bool iouh_refuse(struct io_kiocb *req, enum iouh_counter why)
 {
