@@ -538,14 +538,41 @@ void hf_fifo_submit_open(struct io_uring *ring, struct hf_fifo *f,
 		fail("submit returned %d", ret);
 }
 
+/* for a failure: each thread's stat line, kernel stack and pending signals */
+static void hf_dump_tasks(void)
+{
+	char path[300], buf[4096];
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
+			 de->d_name);
+		if (!read_text(path, buf, sizeof(buf)))
+			fprintf(stderr, "task %s: %s", de->d_name, buf);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stack",
+			 de->d_name);
+		if (!read_text(path, buf, sizeof(buf)))
+			fprintf(stderr, "%s", buf);
+	}
+	closedir(d);
+}
+
 void hf_fifo_reap_open(struct io_uring *ring, struct hf_fifo *f,
 		       unsigned long long user_data, int ms)
 {
 	unsigned long long ud;
 	int res;
 
-	if (!hf_wait_cqe_ms(ring, ms, &ud, &res))
+	if (!hf_wait_cqe_ms(ring, ms, &ud, &res)) {
+		hf_dump_tasks();
 		fail("no CQE %d ms after the submit", ms);
+	}
 	if (ud != user_data)
 		fail("CQE user_data %#llx, expected %#llx", ud, user_data);
 	hf_fifo_check_fd(f, res);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * The ring setup flags that change who may use a ring or how its task_work
+ * runs, each through a handoff.
+ *
  * SINGLE_ISSUER and DEFER_TASKRUN rings are bound to their submitter's
  * task_struct (ctx->submitter_task): only that task may io_uring_enter() to
  * submit or io_uring_register() (-EEXIST for any other), and a DEFER_TASKRUN
@@ -7,15 +10,20 @@
  * for another's wait). A handoff gives the thread's identity to another
  * task_struct: the thread must stay the submitter, of the ring it handed
  * off on and of its other rings, and every other thread must stay refused.
+ * COOP_TASKRUN | TASKRUN_FLAG rings signal task_work without an IPI and
+ * flag it in the SQ ring; an ATTACH_WQ ring shares another ring's io-wq.
  *
  * For SINGLE_ISSUER and SINGLE_ISSUER | DEFER_TASKRUN, each with and without
- * a registered ring fd, in a fresh thread with two such rings A and B: a
- * blocking fsync (dirty ext4 data, handoff_force.c) on A must hand off in
- * mode handoff and give one CQE, 0; then the thread submits a NOP on A and
- * on B and waits for it (CQE 0), and registers on both (IORING_REGISTER_PROBE,
- * not -EEXIST), while another thread gets -EEXIST registering on either and,
- * on DEFER_TASKRUN, waiting on A. DEFER_TASKRUN without SINGLE_ISSUER is
- * -EINVAL, as on stock.
+ * a registered ring fd, for COOP_TASKRUN | TASKRUN_FLAG and for a plain ring
+ * with an ATTACH_WQ ring B, in a fresh thread with two rings A and B of the
+ * kind: a blocking fsync (dirty ext4 data, handoff_force.c) on A must hand
+ * off in mode handoff and give one CQE, 0; then the thread submits a NOP on
+ * A and on B and waits for it (CQE 0), and registers on both
+ * (IORING_REGISTER_PROBE, not -EEXIST), while another thread's register on
+ * either gets -EEXIST on a SINGLE_ISSUER ring, 0 on the others, and its
+ * wait on a DEFER_TASKRUN ring -EEXIST. Then a blocking fsync on B must hand
+ * off too, CQE 0. DEFER_TASKRUN without SINGLE_ISSUER is -EINVAL, as on
+ * stock.
  *
  * Fails on a kernel that hands the identity off but leaves submitter_task on
  * the task that handed off: the thread's NOP gets -EEXIST and a
@@ -35,6 +43,8 @@ struct variant {
 	const char *name;
 	unsigned int flags;
 	int regfd;
+	/* ring B shares ring A's io-wq */
+	int attach;
 };
 
 struct rings {
@@ -85,14 +95,16 @@ static void *other_thread(void *arg)
 	const char *name = r->v->name;
 	int ret;
 
+	int want = r->v->flags & IORING_SETUP_SINGLE_ISSUER ? -EEXIST : 0;
+
 	ret = register_probe(&r->hf.ring);
-	if (ret != -EEXIST)
-		fail("%s: another thread's register on ring A: %d, expected -EEXIST",
-		     name, ret);
+	if (ret != want)
+		fail("%s: another thread's register on ring A: %d, expected %d",
+		     name, ret, want);
 	ret = register_probe(&r->b);
-	if (ret != -EEXIST)
-		fail("%s: another thread's register on ring B: %d, expected -EEXIST",
-		     name, ret);
+	if (ret != want)
+		fail("%s: another thread's register on ring B: %d, expected %d",
+		     name, ret, want);
 	if (r->v->flags & IORING_SETUP_DEFER_TASKRUN) {
 		ret = syscall(__NR_io_uring_enter, r->hf.ring.ring_fd, 0, 1,
 			      IORING_ENTER_GETEVENTS, NULL, 0);
@@ -110,13 +122,22 @@ static void *variant_thread(void *arg)
 	long long ho;
 	int ret;
 
-	hf_init_flags(&r.hf, "ring_single_issuer", r.v->flags);
+	hf_init_flags(&r.hf, "ring_kinds", r.v->flags);
 	if (r.v->regfd) {
 		ret = io_uring_register_ring_fd(&r.hf.ring);
 		if (ret != 1)
 			fail("%s: register_ring_fd: %s", name, strerror(-ret));
 	}
-	ret = io_uring_queue_init(4, &r.b, r.v->flags);
+	if (r.v->attach) {
+		struct io_uring_params p = {
+			.flags = r.v->flags | IORING_SETUP_ATTACH_WQ,
+			.wq_fd = r.hf.ring.ring_fd,
+		};
+
+		ret = io_uring_queue_init_params(4, &r.b, &p);
+	} else {
+		ret = io_uring_queue_init(4, &r.b, r.v->flags);
+	}
 	if (ret)
 		fail("%s: queue_init ring B: %s", name, strerror(-ret));
 
@@ -136,6 +157,15 @@ static void *variant_thread(void *arg)
 		     strerror(-ret));
 	run_in_thread(other_thread, &r);
 
+	/* the thread hands off again, on its other ring */
+	hf_wait_idle_worker();
+	hf_dirty(&r.hf);
+	ho = handoff_counter("handoffs");
+	ret = hf_fsync(&r.b, r.hf.fd, 0);
+	if (ret)
+		fail("%s: fsync on ring B: %s", name, strerror(-ret));
+	expect_handoff(ho);
+
 	io_uring_queue_exit(&r.b);
 	hf_exit(&r.hf);
 	return NULL;
@@ -144,12 +174,15 @@ static void *variant_thread(void *arg)
 int main(void)
 {
 	static const struct variant variants[] = {
-		{ "single_issuer", IORING_SETUP_SINGLE_ISSUER, 0 },
-		{ "single_issuer+regfd", IORING_SETUP_SINGLE_ISSUER, 1 },
+		{ "single_issuer", IORING_SETUP_SINGLE_ISSUER, 0, 0 },
+		{ "single_issuer+regfd", IORING_SETUP_SINGLE_ISSUER, 1, 0 },
 		{ "defer_taskrun", IORING_SETUP_SINGLE_ISSUER |
-				   IORING_SETUP_DEFER_TASKRUN, 0 },
+				   IORING_SETUP_DEFER_TASKRUN, 0, 0 },
 		{ "defer_taskrun+regfd", IORING_SETUP_SINGLE_ISSUER |
-					 IORING_SETUP_DEFER_TASKRUN, 1 },
+					 IORING_SETUP_DEFER_TASKRUN, 1, 0 },
+		{ "coop_taskrun", IORING_SETUP_COOP_TASKRUN |
+				  IORING_SETUP_TASKRUN_FLAG, 0, 0 },
+		{ "attach_wq", 0, 0, 1 },
 	};
 	struct io_uring ring;
 	unsigned int i;

@@ -2,10 +2,9 @@
 /*
  * The first poll() of a DEFER_TASKRUN ring's fd activates the ring's poll
  * waitqueue through task_work on the ring's submitter_task, with a signal
- * notification (io_activate_pollwq()). Sent in the handoff window, it finds
- * the task that handed off, still asleep in its inline issue: the
- * notification must not interrupt that issue, and the work must end up on
- * the thread.
+ * notification (io_activate_pollwq()). Sent in the handoff window, it must
+ * reach the thread, not the task that handed off, and must not cut the
+ * handed-off issue short.
  *
  * The main thread makes itself warm on a SINGLE_ISSUER | DEFER_TASKRUN ring,
  * widens the window to 500 ms (debug_window_ms) and submits openat(O_RDONLY |
@@ -14,11 +13,14 @@
  * poll() on the ring fd, once, without waiting. The open's CQE must be the
  * FIFO's fd, the only CQE, and in mode handoff the poll must have come in
  * the window and a handoff happened. Then the poll waitqueue must work: a
- * poll() that waits on the ring fd wakes for a NOP's CQE. In stock/disabled (no window: the helper
- * polls after 500 ms) the same results must hold.
+ * poll() that waits on the ring fd wakes for a NOP's CQE. In stock/disabled
+ * (no window: the helper polls after 500 ms) the same results must hold.
  *
- * Fails on a kernel that notifies the task in its handed-off issue: the
- * FIFO open is interrupted and its CQE is -ERESTARTSYS or -EINTR.
+ * Fails on a kernel of hook ABI 6 with a module that serves these rings:
+ * the thread's wait gets -EEXIST (submitter_task stayed on the task that
+ * handed off). It can't catch a notification sent to the task that handed
+ * off: debug_window_ms opens after the ring's submitter moved
+ * (io_uring_tctx_switch()), the instants before that are microseconds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
