@@ -538,7 +538,7 @@ void hf_fifo_submit_open(struct io_uring *ring, struct hf_fifo *f,
 		fail("submit returned %d", ret);
 }
 
-/* for a failure: each thread's stat line, kernel stack and pending signals */
+/* for a failure: each thread's stat line and kernel stack */
 static void hf_dump_tasks(void)
 {
 	char path[300], buf[4096];
