@@ -93,9 +93,8 @@ static void *other_thread(void *arg)
 {
 	struct rings *r = arg;
 	const char *name = r->v->name;
-	int ret;
-
 	int want = r->v->flags & IORING_SETUP_SINGLE_ISSUER ? -EEXIST : 0;
+	int ret;
 
 	ret = register_probe(&r->hf.ring);
 	if (ret != want)
