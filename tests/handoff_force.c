@@ -307,8 +307,13 @@ static void *hf_fifo_writer(void *arg)
 		nanosleep(&ms, NULL);
 	}
 	if (fd >= 0) {
+		__atomic_store_n(&f->opened_ms, hf_now_ms(), __ATOMIC_RELAXED);
+		__atomic_store_n(&f->outcome, 1, __ATOMIC_RELEASE);
 		usleep(50 * 1000);
 		close(fd);
+	} else {
+		__atomic_store_n(&f->outcome, errno ?: ETIMEDOUT,
+				 __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -318,6 +323,7 @@ void hf_fifo_release_after(struct hf_fifo *f, int ms)
 	int ret;
 
 	f->delay_ms = ms;
+	f->start_ms = hf_now_ms();
 	ret = pthread_create(&f->writer, NULL, hf_fifo_writer, f);
 	if (ret)
 		fail("pthread_create: %s", strerror(ret));
@@ -531,9 +537,11 @@ void hf_fifo_submit_open(struct io_uring *ring, struct hf_fifo *f,
 	if (!sqe)
 		fail("no SQE");
 	hf_fifo_prep_open(f, sqe, user_data);
+	f->submit_ms = hf_now_ms();
 	do
 		ret = io_uring_submit(ring);
 	while (ret == -EINTR && io_uring_sq_ready(ring));
+	f->submitted_ms = hf_now_ms();
 	if (ret != 1)
 		fail("submit returned %d", ret);
 }
@@ -570,7 +578,17 @@ void hf_fifo_reap_open(struct io_uring *ring, struct hf_fifo *f,
 	int res;
 
 	if (!hf_wait_cqe_ms(ring, ms, &ud, &res)) {
+		int outcome = __atomic_load_n(&f->outcome, __ATOMIC_ACQUIRE);
+
 		hf_dump_tasks();
+		if (f->start_ms)
+			fprintf(stderr, "note: the submit took %lld ms; the FIFO writer, started %lld ms before it, %s %lld ms after the submit\n",
+				f->submitted_ms - f->submit_ms,
+				f->submit_ms - f->start_ms,
+				outcome == 1 ? "opened" :
+				outcome ? strerror(outcome) : "still tries",
+				(outcome == 1 ? f->opened_ms : hf_now_ms()) -
+				f->submit_ms);
 		fail("no CQE %d ms after the submit", ms);
 	}
 	if (ud != user_data)

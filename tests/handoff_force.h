@@ -69,6 +69,10 @@ struct hf_fifo {
 	int delay_ms;
 	/* 0: wait out delay_ms, 1: go now, -1: give up, see below */
 	int go;
+	/* for a failure's note: when things happened, hf_now_ms() */
+	long long start_ms, submit_ms, submitted_ms, opened_ms;
+	/* the writer: 0 still trying, 1 opened, else the errno it stopped on */
+	int outcome;
 };
 
 void hf_fifo_init(struct hf_fifo *f, const char *name);
