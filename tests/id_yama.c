@@ -11,14 +11,21 @@
  * CAP_SYS_PTRACE doesn't bypass the scope. Skips without Yama. Blocking is
  * forced by fsync of dirty data on ext4, see handoff_force.c.
  *
+ * After the handoff P has a posix timer fire: the timer takes siglock in a
+ * hard interrupt, Yama's lock was taken with interrupts on by the prctl, and
+ * a handoff must not have nested Yama's lock in siglock.
+ *
  * Fails on a kernel that moves the leadership without Yama's relation: it
- * still names the old leader, an io-wq worker now, and Q gets EPERM.
+ * still names the old leader, an io-wq worker now, and Q gets EPERM. On the
+ * debug kernel, fails (lockdep: irq lock inversion, in the lane's splat
+ * check) where the exchange moves the relation under siglock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -58,6 +65,30 @@ static void drop_to_nobody(void)
 		fail("PR_SET_DUMPABLE: %s", strerror(errno));
 }
 
+/* a posix timer's expiry queues its signal under siglock, in hard irq */
+static void fire_posix_timer(void)
+{
+	struct itimerspec its = { .it_value.tv_nsec = 1000000 };
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_SIGNAL,
+		.sigev_signo = SIGUSR1,
+	};
+	sigset_t set;
+	timer_t t;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		fail("sigprocmask: %s", strerror(errno));
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t) ||
+	    timer_settime(t, 0, &its, NULL))
+		fail("posix timer: %s", strerror(errno));
+	if (sigwait(&set, &sig) || sig != SIGUSR1)
+		fail("sigwait for the timer: %d", sig);
+	timer_delete(t);
+}
+
 static void get(int fd, void *v, size_t n)
 {
 	if (read(fd, v, n) != (ssize_t)n)
@@ -86,6 +117,7 @@ static void named_process(int in, int out)
 		fail("PR_SET_PTRACER %d: %s", tracer, strerror(errno));
 	ho = hf_block(&hf);
 	expect_handoff(ho);
+	fire_posix_timer();
 	put(out, "B", 1);
 	get(in, &c, 1);
 	_exit(0);
