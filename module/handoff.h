@@ -34,6 +34,35 @@ static inline void iouh_count(enum iouh_counter c)
 	this_cpu_inc(iouh_counters[c]);
 }
 
+/*
+ * Why a task's identity can't move, checked at issue: fallback_task counts
+ * them all, /sys/kernel/io_uring_handoff/refusals each ("reason count").
+ * The table with a line per reason is in identity.c; the arch's go last.
+ */
+enum iouh_refusal {
+	IOUH_MOVABLE,
+	IOUH_REFUSE_EXITING,
+	IOUH_REFUSE_PTRACE,
+	IOUH_REFUSE_PERF,
+	IOUH_REFUSE_PI_FUTEX,
+	IOUH_REFUSE_CORE_SCHED,
+	IOUH_REFUSE_KCOV,
+	IOUH_REFUSE_URETPROBE,
+	IOUH_REFUSE_VFORK,
+	IOUH_REFUSE_RT,
+	IOUH_REFUSE_CPU_TIMERS,
+	IOUH_REFUSE_AUDIT,
+	IOUH_REFUSE_SYSCALL_DISPATCH,
+	IOUH_REFUSE_MEMPOLICY,
+	IOUH_REFUSE_COMPAT,
+	IOUH_REFUSE_SEGMENTS,
+	IOUH_REFUSE_IO_PERM,
+	IOUH_REFUSE_SHADOW_STACK,
+	IOUH_REFUSE_FPU_STATE,
+	IOUH_REFUSE_ARCH,
+	IOUH_NR_REFUSALS,
+};
+
 /* policy.c: which requests go inline, and what happens when they sleep */
 bool iouh_issue_begin(struct io_kiocb *req);
 void iouh_sleeping(struct task_struct *tsk);
@@ -45,17 +74,18 @@ ssize_t iouh_rates_show(char *buf);
 extern unsigned int iouh_batch_budget_us;
 
 /*
- * identity.c: the lifecycle of a move. Allowed (at issue), compatible with a
- * worker (at its reservation), prepared (at the sleep), taken (on the
- * worker).
+ * identity.c: the lifecycle of a move. Allowed (at issue: IOUH_MOVABLE or
+ * the refusal, which it counts), compatible with a worker (at its
+ * reservation), prepared (at the sleep), taken (on the worker).
  */
-bool iouh_identity_allowed(struct task_struct *tsk);
+enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk);
+ssize_t iouh_refusals_show(char *buf);
 bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst);
 bool iouh_identity_prepare(struct task_struct *tsk);
 int iouh_identity_take(struct task_struct *src);
 
 /* arch/<arch>/handoff.c: the user register state, same lifecycle */
-bool iouh_arch_allowed(struct task_struct *tsk);
+enum iouh_refusal iouh_arch_refusal(struct task_struct *tsk);
 bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst);
 bool iouh_arch_prepare(void);
 int iouh_arch_take(struct task_struct *src, bool leader);

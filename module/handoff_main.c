@@ -36,7 +36,7 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_FB_POLL]		= "fallback_poll",
 	/* a signal was pending at issue */
 	[IOUH_FB_SIGNAL]	= "fallback_signal",
-	/* the identity can't move, see iouh_identity_allowed() */
+	/* the identity can't move: the refusals file says why */
 	[IOUH_FB_TASK]		= "fallback_task",
 	/* no idle io-wq worker that can take the identity */
 	[IOUH_FB_WORKER]	= "fallback_worker",
@@ -182,6 +182,15 @@ static ssize_t rates_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute rates_attr = __ATTR_RO(rates);
 
+/* fallback_task by reason since the module loaded, see identity.c */
+static ssize_t refusals_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return iouh_refusals_show(buf);
+}
+
+static struct kobj_attribute refusals_attr = __ATTR_RO(refusals);
+
 /*
  * batch_budget_us: the adaptive policy's budget of one io_uring_enter(), see
  * iouh_batch_spent(); 0 turns it off.
@@ -252,8 +261,11 @@ static ssize_t inline_done_show(struct kobject *kobj,
 
 static struct kobj_attribute inline_done_attr = __ATTR_RO(inline_done);
 static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
-/* enabled, inline_done, policy, rates, batch_budget_us, then the counters, then NULL */
-#define HANDOFF_NR_FIXED_ATTRS	5
+/*
+ * enabled, inline_done, policy, rates, batch_budget_us, refusals, then the
+ * counters, then NULL
+ */
+#define HANDOFF_NR_FIXED_ATTRS	6
 static struct attribute *handoff_attrs[HANDOFF_NR_FIXED_ATTRS +
 				       IOUH_NR_COUNTERS + 1];
 
@@ -271,6 +283,7 @@ static void handoff_init_attrs(void)
 	handoff_attrs[2] = &policy_attr.attr;
 	handoff_attrs[3] = &rates_attr.attr;
 	handoff_attrs[4] = &batch_budget_us_attr.attr;
+	handoff_attrs[5] = &refusals_attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
 

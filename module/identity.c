@@ -29,6 +29,7 @@
 #include <linux/sched/rt.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sysfs.h>
 #include <linux/task_io_accounting_ops.h>
 #include <linux/uprobes.h>
 #include <uapi/linux/sched/types.h>
@@ -41,33 +42,94 @@ MODULE_PARM_DESC(debug_window_ms,
 /* prctl state that moves. Not PF_MEMALLOC_NOIO, kernel code sets that too */
 #define IOUH_PF_FLAGS	(PF_MCE_PROCESS | PF_MCE_EARLY)
 
+/*
+ * The refusals, a line each: why the identity can't move. The arch's last;
+ * counted per cpu, summed by iouh_refusals_show().
+ */
+static const char * const iouh_refusal_names[IOUH_NR_REFUSALS] = {
+	/* exiting, a kernel thread or an io worker: not a user identity */
+	[IOUH_REFUSE_EXITING]		= "exiting",
+	/* traced or a tracer: the ptrace links hold the task_struct */
+	[IOUH_REFUSE_PTRACE]		= "ptrace",
+	/* per-task perf events are attached to the task_struct */
+	[IOUH_REFUSE_PERF]		= "perf",
+	/* owner of a PI futex: its waiters boost this task_struct */
+	[IOUH_REFUSE_PI_FUTEX]		= "pi_futex",
+	/* a core scheduling cookie is the task_struct's */
+	[IOUH_REFUSE_CORE_SCHED]	= "core_sched",
+	/* kcov collects for this task_struct */
+	[IOUH_REFUSE_KCOV]		= "kcov",
+	/* pending uretprobes keep return addresses in the task's utask */
+	[IOUH_REFUSE_URETPROBE]		= "uretprobe",
+	/* a vfork() child: its parent waits on this task_struct */
+	[IOUH_REFUSE_VFORK]		= "vfork",
+	/* RT or deadline at issue: only the fair class (one set later moves) */
+	[IOUH_REFUSE_RT]		= "rt",
+	/* armed per-thread CPU timers sit on the task_struct */
+	[IOUH_REFUSE_CPU_TIMERS]	= "cpu_timers",
+	/* an audit context: the syscall's record would never be emitted */
+	[IOUH_REFUSE_AUDIT]		= "audit",
+	/* syscall user dispatch: the selector and range are the task's */
+	[IOUH_REFUSE_SYSCALL_DISPATCH]	= "syscall_dispatch",
+	/* a task mempolicy: __mpol_dup() isn't exported to modules */
+	[IOUH_REFUSE_MEMPOLICY]		= "mempolicy",
+	/* a 32-bit task: the compat syscall frame isn't moved */
+	[IOUH_REFUSE_COMPAT]		= "compat",
+	/* non-null segment selectors: the TLS and LDT would have to move */
+	[IOUH_REFUSE_SEGMENTS]		= "segments",
+	/* an I/O permission bitmap or iopl hangs off the task */
+	[IOUH_REFUSE_IO_PERM]		= "io_perm",
+	/* a per-thread shadow stack would have to move along */
+	[IOUH_REFUSE_SHADOW_STACK]	= "shadow_stack",
+	/* an FPU state larger than the default one (AMX) */
+	[IOUH_REFUSE_FPU_STATE]		= "fpu_state",
+	/* no register hooks for this architecture yet */
+	[IOUH_REFUSE_ARCH]		= "arch",
+};
+
+static DEFINE_PER_CPU(u64, iouh_refusals[IOUH_NR_REFUSALS]);
+
+/* the refusals file: "reason count", one line each, IOUH_MOVABLE not */
+ssize_t iouh_refusals_show(char *buf)
+{
+	ssize_t len = 0;
+	int i, cpu;
+
+	for (i = IOUH_MOVABLE + 1; i < IOUH_NR_REFUSALS; i++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(iouh_refusals[i], cpu);
+		len += sysfs_emit_at(buf, len, "%s %llu\n",
+				     iouh_refusal_names[i], sum);
+	}
+	return len;
+}
+
 /* state that points at the task_struct rather than at the identity */
-static bool iouh_identity_bound(struct task_struct *tsk)
+static enum iouh_refusal iouh_identity_bound(struct task_struct *tsk)
 {
 #ifdef CONFIG_PERF_EVENTS
 	if (tsk->perf_event_ctxp)
-		return true;
+		return IOUH_REFUSE_PERF;
 #endif
 #ifdef CONFIG_FUTEX
-	/* PI futex ownership */
 	if (!list_empty(&tsk->futex.pi_state_list))
-		return true;
+		return IOUH_REFUSE_PI_FUTEX;
 #endif
 #ifdef CONFIG_SCHED_CORE
 	if (tsk->core_cookie)
-		return true;
+		return IOUH_REFUSE_CORE_SCHED;
 #endif
 #ifdef CONFIG_KCOV
 	if (tsk->kcov)
-		return true;
+		return IOUH_REFUSE_KCOV;
 #endif
 #ifdef CONFIG_UPROBES
-	/* pending uretprobes keep return addresses in our utask */
 	if (tsk->utask && tsk->utask->return_instances)
-		return true;
+		return IOUH_REFUSE_URETPROBE;
 #endif
-	/* a vfork() parent waits on this task_struct */
-	return tsk->vfork_done;
+	return tsk->vfork_done ? IOUH_REFUSE_VFORK : IOUH_MOVABLE;
 }
 
 /* per-thread CPU timers sit on the task; armed mid-issue they're moved */
@@ -83,39 +145,48 @@ static bool iouh_cpu_timers_armed(struct task_struct *tsk)
 	return false;
 }
 
-/* at issue, on current: can its identity be handed off at all */
-bool iouh_identity_allowed(struct task_struct *tsk)
+/* the checks of iouh_identity_refusal(), in the table's order */
+static enum iouh_refusal iouh_identity_check(struct task_struct *tsk)
 {
-	if (WARN_ON_ONCE(tsk != current))
-		return false;
-	if (tsk->flags & (PF_EXITING | PF_KTHREAD | PF_IO_WORKER))
-		return false;
-	if (tsk->signal->flags & SIGNAL_GROUP_EXIT)
-		return false;
-	/* a tracer, or tracees, hold the task_struct (one attached later moves) */
+	enum iouh_refusal why;
+
+	if (tsk->flags & (PF_EXITING | PF_KTHREAD | PF_IO_WORKER) ||
+	    tsk->signal->flags & SIGNAL_GROUP_EXIT)
+		return IOUH_REFUSE_EXITING;
+	/* one attached later moves */
 	if (tsk->ptrace || !list_empty(&tsk->ptraced))
-		return false;
-	if (iouh_identity_bound(tsk))
-		return false;
-	/* only the fair class (one set later moves) */
+		return IOUH_REFUSE_PTRACE;
+	why = iouh_identity_bound(tsk);
+	if (why != IOUH_MOVABLE)
+		return why;
 	if (rt_or_dl_task(tsk))
-		return false;
+		return IOUH_REFUSE_RT;
 	if (iouh_cpu_timers_armed(tsk))
-		return false;
-	/* the syscall's audit record would never be emitted */
+		return IOUH_REFUSE_CPU_TIMERS;
 	if (!audit_dummy_context())
-		return false;
+		return IOUH_REFUSE_AUDIT;
 #ifdef CONFIG_GENERIC_ENTRY
-	/* the dispatch selector and range are the task's */
 	if (test_syscall_work(SYSCALL_USER_DISPATCH))
-		return false;
+		return IOUH_REFUSE_SYSCALL_DISPATCH;
 #endif
 #ifdef CONFIG_NUMA
-	/* __mpol_dup() isn't exported, a task policy can't move */
 	if (tsk->mempolicy)
-		return false;
+		return IOUH_REFUSE_MEMPOLICY;
 #endif
-	return iouh_arch_allowed(tsk);
+	return iouh_arch_refusal(tsk);
+}
+
+/* at issue, on current: can its identity be handed off at all, counted */
+enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk)
+{
+	enum iouh_refusal why;
+
+	if (WARN_ON_ONCE(tsk != current))
+		return IOUH_REFUSE_EXITING;
+	why = iouh_identity_check(tsk);
+	if (why != IOUH_MOVABLE)
+		this_cpu_inc(iouh_refusals[why]);
+	return why;
 }
 
 static int iouh_ioprio(struct task_struct *tsk)
@@ -175,7 +246,7 @@ bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst)
 bool iouh_identity_prepare(struct task_struct *tsk)
 {
 	/* bound since the issue began: a perf event, a PI waiter, a cookie */
-	if (iouh_identity_bound(tsk))
+	if (iouh_identity_bound(tsk) != IOUH_MOVABLE)
 		return false;
 	return iouh_arch_prepare();
 }

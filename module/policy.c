@@ -290,7 +290,7 @@ bool iouh_issue_begin(struct io_kiocb *req)
 	/* would interrupt the issue right away */
 	if (task_sigpending(current))
 		return iouh_refuse(req, IOUH_FB_SIGNAL);
-	if (!iouh_identity_allowed(current))
+	if (iouh_identity_refusal(current) != IOUH_MOVABLE)
 		return iouh_refuse(req, IOUH_FB_TASK);
 	rate = iouh_rate_of(req, true);
 	if (iouh_rate_punts(rate))

@@ -36,6 +36,25 @@ long long handoff_counter(const char *name)
 	return v;
 }
 
+long long handoff_refusal(const char *reason)
+{
+	char name[64];
+	long long v;
+	FILE *f;
+
+	f = fopen("/sys/kernel/io_uring_handoff/refusals", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, reason)) {
+			fclose(f);
+			return v;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
 /* read or write a /sys/kernel/io_uring_handoff/ setting, or fail */
 void handoff_setting_get(const char *name, char *buf, int len)
 {

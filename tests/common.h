@@ -20,6 +20,11 @@ const char *test_mode(void);
 const char *test_dir(const char *env);
 /* a counter under /sys/kernel/io_uring_handoff/, -1 if absent */
 long long handoff_counter(const char *name);
+/*
+ * The count of one reason in /sys/kernel/io_uring_handoff/refusals (why
+ * fallback_task refused a task), -1 if absent.
+ */
+long long handoff_refusal(const char *reason);
 void handoff_setting_get(const char *name, char *buf, int len);
 void handoff_setting_set(const char *name, const char *val);
 

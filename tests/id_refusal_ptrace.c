@@ -4,9 +4,9 @@
  * PTRACE_TRACEME and stops; while it is stopped, we, its tracer, do a
  * blocking submit; then the child, resumed with PTRACE_CONT, does one. In
  * both the fsync must complete with 0 and, in mode handoff, "handoffs"
- * must not move while "fallback_task" does (skip if it does not, unless
- * IOUH_EXPECT_HANDOFF=1). Blocking is forced by fsync of dirty data on
- * ext4, see handoff_force.c.
+ * must not move while "fallback_task" and the refusals file's "ptrace"
+ * line do (skip if it does not, unless IOUH_EXPECT_HANDOFF=1). Blocking is
+ * forced by fsync of dirty data on ext4, see handoff_force.c.
  *
  * Fails on a kernel that hands off the identity of a traced task (the
  * tracer would be left attached to a task that no longer carries the tid)
@@ -25,6 +25,7 @@
 
 struct refusal {
 	long long ho, fb;
+	long long rc;
 };
 
 static pid_t child;
@@ -41,6 +42,7 @@ static void refused_submit(struct refusal *r, const char *name)
 	struct hf hf;
 
 	hf_init(&hf, name);
+	r->rc = handoff_refusal("ptrace");
 	r->fb = handoff_counter("fallback_task");
 	r->ho = hf_block(&hf);
 	hf_exit(&hf);
@@ -50,6 +52,9 @@ static void expect_refused(const struct refusal *r)
 {
 	expect_unmoved("handoffs", r->ho);
 	expect_moved("fallback_task", r->fb);
+	if (mode_handoff() && handoff_refusal("ptrace") <= r->rc)
+		fail("refusal ptrace did not move (%lld -> %lld)", r->rc,
+		     handoff_refusal("ptrace"));
 }
 
 static void traced_child(void)

@@ -5,8 +5,9 @@
  * can arm. Each case runs in a fresh thread (the vfork one in a vfork
  * child) that first gets its idle io-wq worker, then arms the state, then
  * does a blocking submit: the fsync must complete with 0; in mode handoff
- * "handoffs" must not move and "fallback_task" must; and afterwards the
- * state must still be in force on the thread.
+ * "handoffs" must not move, "fallback_task" must, and so must the case's
+ * line in the refusals file; and afterwards the state must still be in
+ * force on the thread.
  *
  *  (a) syscall user dispatch (PR_SET_SYSCALL_USER_DISPATCH, selector at
  *      ALLOW for the submit): a getppid() with the selector at BLOCK must
@@ -71,6 +72,9 @@
 
 struct refusal {
 	long long ho, fb;
+	/* the line of the refusals file that must move, and its count */
+	const char *reason;
+	long long rc;
 };
 
 static char skipped[1024];
@@ -91,9 +95,17 @@ static void case_skip(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void refused_block(struct hf *hf, struct refusal *r)
+static void refusal_start(struct refusal *r, const char *reason)
 {
+	r->reason = reason;
+	r->rc = handoff_refusal(reason);
 	r->fb = handoff_counter("fallback_task");
+	r->ho = handoff_counter("handoffs");
+}
+
+static void refused_block(struct hf *hf, struct refusal *r, const char *reason)
+{
+	refusal_start(r, reason);
 	r->ho = hf_block(hf);
 }
 
@@ -111,6 +123,9 @@ static void expect_refused(const char *what, const struct refusal *r)
 		     r->fb, fb);
 	expect_unmoved("handoffs", r->ho);
 	expect_moved("fallback_task", r->fb);
+	if (mode_handoff() && handoff_refusal(r->reason) <= r->rc)
+		fail("%s: refusal %s did not move (%lld -> %lld)", what,
+		     r->reason, r->rc, handoff_refusal(r->reason));
 }
 
 /* (a) syscall user dispatch */
@@ -152,7 +167,7 @@ static void *syscall_user_dispatch(void *arg)
 	}
 
 	/* io_uring_enter() and all else with the selector at ALLOW */
-	refused_block(&hf, &r);
+	refused_block(&hf, &r, "syscall_dispatch");
 
 	sud_sigsys = 0;
 	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
@@ -210,7 +225,7 @@ static void *thread_cpu_timer(void *arg)
 	if (timer_settime(t, 0, &its, NULL))
 		fail("%s: timer_settime: %s", what, strerror(errno));
 
-	refused_block(&hf, &r);
+	refused_block(&hf, &r, "cpu_timers");
 
 	if (timer_gettime(t, &now))
 		fail("%s: timer_gettime: %s", what, strerror(errno));
@@ -254,7 +269,7 @@ static void *perf_event(void *arg)
 		goto out;
 	}
 
-	refused_block(&hf, &r);
+	refused_block(&hf, &r, "perf");
 
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		fail("%s: read: %s", what, strerror(errno));
@@ -330,7 +345,7 @@ static void *pi_futex_owner(void *arg)
 		     what, word);
 	usleep(100 * 1000);
 
-	refused_block(&hf, &r);
+	refused_block(&hf, &r, "pi_futex");
 
 	word = __atomic_load_n((unsigned int *)&m.__data.__lock,
 			       __ATOMIC_ACQUIRE);
@@ -378,7 +393,7 @@ static void *sched_fifo(void *arg)
 		goto out;
 	}
 
-	refused_block(&hf, &r);
+	refused_block(&hf, &r, "rt");
 
 	pol = sched_getscheduler(0);
 	memset(&sp, 0, sizeof(sp));
@@ -441,7 +456,7 @@ static void *io_permissions(void *arg)
 	if (!port_allowed())
 		fail("%s: inb(0x80) faults right after ioperm()", what);
 
-	refused_block(&hf, &r);
+	refused_block(&hf, &r, "io_perm");
 
 	if (!port_allowed())
 		fail("%s: inb(0x80) faults, the I/O bitmap is gone", what);
@@ -532,8 +547,7 @@ static void *vfork_parent(void *arg)
 	stack = malloc(VFORK_STACK);
 	if (!stack)
 		fail("malloc: %s", strerror(errno));
-	r.fb = handoff_counter("fallback_task");
-	r.ho = handoff_counter("handoffs");
+	refusal_start(&r, "vfork");
 	pid = clone(vfork_child, stack + VFORK_STACK,
 		    CLONE_VM | CLONE_VFORK | SIGCHLD, &va);
 	if (pid < 0)
@@ -617,7 +631,7 @@ static void *sched_core(void *arg)
 	if (!cookie)
 		fail("%s: no cookie after PR_SCHED_CORE_CREATE", what);
 
-	refused_block(&hf, &r);
+	refused_block(&hf, &r, "core_sched");
 
 	now = core_cookie(what);
 	if (now != cookie)

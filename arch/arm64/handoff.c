@@ -6,9 +6,9 @@
  */
 #include "../../module/handoff.h"
 
-bool iouh_arch_allowed(struct task_struct *tsk)
+enum iouh_refusal iouh_arch_refusal(struct task_struct *tsk)
 {
-	return false;
+	return IOUH_REFUSE_ARCH;
 }
 
 bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)

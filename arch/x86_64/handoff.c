@@ -23,35 +23,35 @@
 			 _TIF_NOTSC | _TIF_SPEC_L1D_FLUSH)
 
 /* state bound to the task that neither side may have */
-static bool iouh_arch_task_ok(struct task_struct *tsk)
+static enum iouh_refusal iouh_arch_task_bound(struct task_struct *tsk)
 {
-	/* I/O permissions, the bitmap hangs off the task */
 	if (test_tsk_thread_flag(tsk, TIF_IO_BITMAP) || tsk->thread.iopl_emul)
-		return false;
+		return IOUH_REFUSE_IO_PERM;
 #ifdef CONFIG_X86_USER_SHADOW_STACK
-	/* the shadow stack is per-thread and would have to move along */
 	if (tsk->thread.features & ARCH_SHSTK_SHSTK)
-		return false;
+		return IOUH_REFUSE_SHADOW_STACK;
 #endif
 	/* only the default sized FPU state gets copied over, no AMX */
-	return !x86_task_fpu(tsk)->fpstate->is_valloc;
+	if (x86_task_fpu(tsk)->fpstate->is_valloc)
+		return IOUH_REFUSE_FPU_STATE;
+	return IOUH_MOVABLE;
 }
 
 /* at issue: 64-bit, null selectors, and nothing bound to the task */
-bool iouh_arch_allowed(struct task_struct *tsk)
+enum iouh_refusal iouh_arch_refusal(struct task_struct *tsk)
 {
 	unsigned short fs, gs, es, ds;
 
 	if (test_tsk_thread_flag(tsk, TIF_ADDR32))
-		return false;
+		return IOUH_REFUSE_COMPAT;
 	/* a selector would need the TLS and LDT to move along */
 	savesegment(fs, fs);
 	savesegment(gs, gs);
 	savesegment(es, es);
 	savesegment(ds, ds);
 	if (fs || gs || es || ds)
-		return false;
-	return iouh_arch_task_ok(tsk);
+		return IOUH_REFUSE_SEGMENTS;
+	return iouh_arch_task_bound(tsk);
 }
 
 /* at the reservation: what doesn't move must be equal */
@@ -67,7 +67,7 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 	if (memcmp(src->thread.tls_array, dst->thread.tls_array,
 		   sizeof(src->thread.tls_array)))
 		return false;
-	return iouh_arch_task_ok(dst);
+	return iouh_arch_task_bound(dst) == IOUH_MOVABLE;
 }
 
 /*
