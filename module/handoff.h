@@ -17,12 +17,14 @@ enum iouh_counter {
 	IOUH_BLOCKED_LOCK,
 	IOUH_BLOCKED_TASK,
 	IOUH_FB_RING,
+	IOUH_FB_REQUEST,
 	IOUH_FB_POLL,
 	IOUH_FB_SIGNAL,
 	IOUH_FB_TASK,
 	IOUH_FB_WORKER,
 	IOUH_FB_POLICY,
 	IOUH_FB_BUDGET,
+	IOUH_FB_BATCH,
 	IOUH_NR_COUNTERS,
 };
 
@@ -64,10 +66,13 @@ enum iouh_refusal {
 };
 
 /* policy.c: which requests go inline, and what happens when they sleep */
+bool iouh_issue_async(struct io_kiocb *req);
 bool iouh_issue_begin(struct io_kiocb *req);
 void iouh_sleeping(struct task_struct *tsk);
 /* the policy toggle: adaptive (true) or inline whenever a worker is held */
 extern bool iouh_adaptive;
+/* IOSQE_ASYNC requests go inline like the rest (true) or keep their punt */
+extern bool iouh_async_inline;
 ssize_t iouh_rates_show(char *buf);
 /* the adaptive policy's budget of one io_uring_enter() in us, 0: none */
 #define IOUH_BATCH_BUDGET_US	500

@@ -32,6 +32,8 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_BLOCKED_TASK]	= "blocked_task",
 	/* SQPOLL, IOPOLL or SQ_REWIND ring; not an io_uring_enter() */
 	[IOUH_FB_RING]		= "fallback_ring",
+	/* IOSQE_ASYNC with async_inline off, or a provided buffer (rw) */
+	[IOUH_FB_REQUEST]	= "fallback_request",
 	/* a pollable file: the nonblocking issue and poll retry path */
 	[IOUH_FB_POLL]		= "fallback_poll",
 	/* a signal was pending at issue */
@@ -44,10 +46,13 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_FB_POLICY]	= "fallback_policy",
 	/* ... or its batch spent the budget of one io_uring_enter() */
 	[IOUH_FB_BUDGET]	= "fallback_budget",
+	/* its io_uring_enter() handed off once already: one move per call */
+	[IOUH_FB_BATCH]		= "fallback_batch",
 };
 
 static const struct io_uring_handoff_ops handoff_ops = {
 	.abi		= IO_URING_HANDOFF_ABI,
+	.issue_async	= iouh_issue_async,
 	.issue_begin	= iouh_issue_begin,
 	.sleeping	= iouh_sleeping,
 	.take_identity	= iouh_identity_take,
@@ -221,6 +226,35 @@ static ssize_t batch_budget_us_store(struct kobject *kobj,
 static struct kobj_attribute batch_budget_us_attr =
 	__ATTR_RW(batch_budget_us);
 
+/*
+ * async_inline: IOSQE_ASYNC asks for the io-wq punt, and by default keeps
+ * it. 1: such requests are candidates like any other, a userspace-visible
+ * policy change (the request may run inline in the submitter's syscall).
+ */
+module_param_named(async_inline, iouh_async_inline, bool, 0644);
+MODULE_PARM_DESC(async_inline, "Issue IOSQE_ASYNC requests inline like the rest (default: 0, they keep their io-wq punt)");
+
+static ssize_t async_inline_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(iouh_async_inline));
+}
+
+static ssize_t async_inline_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	bool on;
+	int ret = kstrtobool(buf, &on);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(iouh_async_inline, on);
+	return count;
+}
+
+static struct kobj_attribute async_inline_attr = __ATTR_RW(async_inline);
+
 static u64 handoff_counter_sum(int idx)
 {
 	u64 sum = 0;
@@ -262,10 +296,10 @@ static ssize_t inline_done_show(struct kobject *kobj,
 static struct kobj_attribute inline_done_attr = __ATTR_RO(inline_done);
 static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
 /*
- * enabled, inline_done, policy, rates, batch_budget_us, refusals, then the
- * counters, then NULL
+ * enabled, inline_done, policy, rates, batch_budget_us, async_inline,
+ * refusals, then the counters, then NULL
  */
-#define HANDOFF_NR_FIXED_ATTRS	6
+#define HANDOFF_NR_FIXED_ATTRS	7
 static struct attribute *handoff_attrs[HANDOFF_NR_FIXED_ATTRS +
 				       IOUH_NR_COUNTERS + 1];
 
@@ -283,7 +317,8 @@ static void handoff_init_attrs(void)
 	handoff_attrs[2] = &policy_attr.attr;
 	handoff_attrs[3] = &rates_attr.attr;
 	handoff_attrs[4] = &batch_budget_us_attr.attr;
-	handoff_attrs[5] = &refusals_attr.attr;
+	handoff_attrs[5] = &async_inline_attr.attr;
+	handoff_attrs[6] = &refusals_attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
 

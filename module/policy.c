@@ -3,9 +3,10 @@
  * Which requests are issued inline in blocking mode instead of being punted
  * to io-wq upfront, and what happens when such an issue sleeps.
  *
- * A request the kernel would punt (REQ_F_FORCE_ASYNC set by its prep) is
- * issued inline if its opcode copes with blocking there, its ring and file
- * allow it, and an idle io-wq worker is held that can take the submitter's
+ * A request the kernel would punt (REQ_F_FORCE_ASYNC set by its prep, or a
+ * read or write of a file without a nonblocking path) is issued inline if
+ * its opcode copes with blocking there, its ring, file and call allow it,
+ * and an idle io-wq worker is held that can take the submitter's
  * identity: a request that could not be handed off must not go inline. The
  * kernel blocks the submitter's signals and sets PF_IO_HANDOFF for the issue
  * (io_uring/handoff_hooks.c); if it sleeps, the scheduler calls
@@ -21,32 +22,57 @@
 #include <linux/sysfs.h>
 
 /*
- * The blockable opcodes of the RFC's opdef whose prep forces the io-wq punt,
- * by the name the policy's rates use. Not here: reads and writes (not
- * force-async, they keep their nonblocking issue); SPLICE and TEE (one side
- * is always a pipe, a pollable file keeps its punt); uring_cmd (drivers bind
- * state to the submitting task).
+ * The blockable opcodes of the RFC's opdef, by the name the policy's rates
+ * use. Most have their prep force the io-wq punt and are asked about at
+ * issue. Reads and writes (.rw) keep their nonblocking issue; only one of a
+ * file without a nonblocking path (no FMODE_NOWAIT and not pollable, e.g.
+ * tmpfs in 7.2) fails it with -EAGAIN before any I/O, and the kernel asks
+ * about that one (io_issue_retry_blocking()). Not here: SPLICE and TEE (one
+ * side is always a pipe, a pollable file keeps its punt); uring_cmd (drivers
+ * bind state to the submitting task); CLOSE (it punts only a file with
+ * ->flush, NFS or FUSE: a server round trip that nearly always sleeps, so a
+ * handoff would cost more than the punt it saves).
  */
-static const char * const iouh_blockable[IORING_OP_LAST] = {
-	[IORING_OP_FSYNC]		= "fsync",
-	[IORING_OP_SYNC_FILE_RANGE]	= "sync_file_range",
-	[IORING_OP_FALLOCATE]		= "fallocate",
-	[IORING_OP_OPENAT]		= "openat",
-	[IORING_OP_OPENAT2]		= "openat2",
-	[IORING_OP_STATX]		= "statx",
-	[IORING_OP_FADVISE]		= "fadvise",
-	[IORING_OP_MADVISE]		= "madvise",
-	[IORING_OP_RENAMEAT]		= "renameat",
-	[IORING_OP_UNLINKAT]		= "unlinkat",
-	[IORING_OP_MKDIRAT]		= "mkdirat",
-	[IORING_OP_SYMLINKAT]		= "symlinkat",
-	[IORING_OP_LINKAT]		= "linkat",
-	[IORING_OP_FSETXATTR]		= "fsetxattr",
-	[IORING_OP_SETXATTR]		= "setxattr",
-	[IORING_OP_FGETXATTR]		= "fgetxattr",
-	[IORING_OP_GETXATTR]		= "getxattr",
-	[IORING_OP_FTRUNCATE]		= "ftruncate",
+struct iouh_op {
+	const char	*name;
+	bool		rw;
 };
+
+static const struct iouh_op iouh_ops[IORING_OP_LAST] = {
+	[IORING_OP_FSYNC]		= { "fsync" },
+	[IORING_OP_SYNC_FILE_RANGE]	= { "sync_file_range" },
+	[IORING_OP_FALLOCATE]		= { "fallocate" },
+	[IORING_OP_OPENAT]		= { "openat" },
+	[IORING_OP_OPENAT2]		= { "openat2" },
+	[IORING_OP_STATX]		= { "statx" },
+	[IORING_OP_FADVISE]		= { "fadvise" },
+	[IORING_OP_MADVISE]		= { "madvise" },
+	[IORING_OP_RENAMEAT]		= { "renameat" },
+	[IORING_OP_UNLINKAT]		= { "unlinkat" },
+	[IORING_OP_MKDIRAT]		= { "mkdirat" },
+	[IORING_OP_SYMLINKAT]		= { "symlinkat" },
+	[IORING_OP_LINKAT]		= { "linkat" },
+	[IORING_OP_FSETXATTR]		= { "fsetxattr" },
+	[IORING_OP_SETXATTR]		= { "setxattr" },
+	[IORING_OP_FGETXATTR]		= { "fgetxattr" },
+	[IORING_OP_GETXATTR]		= { "getxattr" },
+	[IORING_OP_FTRUNCATE]		= { "ftruncate" },
+	[IORING_OP_READ]		= { "read", .rw = true },
+	[IORING_OP_READV]		= { "readv", .rw = true },
+	[IORING_OP_READ_FIXED]		= { "read_fixed", .rw = true },
+	[IORING_OP_READV_FIXED]		= { "readv_fixed", .rw = true },
+	[IORING_OP_WRITE]		= { "write", .rw = true },
+	[IORING_OP_WRITEV]		= { "writev", .rw = true },
+	[IORING_OP_WRITE_FIXED]		= { "write_fixed", .rw = true },
+	[IORING_OP_WRITEV_FIXED]	= { "writev_fixed", .rw = true },
+};
+
+static const struct iouh_op *iouh_op_of(struct io_kiocb *req)
+{
+	if (req->opcode >= IORING_OP_LAST || !iouh_ops[req->opcode].name)
+		return NULL;
+	return &iouh_ops[req->opcode];
+}
 
 /*
  * The adaptive policy: how often the recent inline issues of an opcode on a
@@ -191,10 +217,10 @@ ssize_t iouh_rates_show(char *buf)
 		u32 issues = READ_ONCE(r->issues), slept = READ_ONCE(r->slept);
 		u8 op = READ_ONCE(r->opcode);
 
-		if (!issues || op >= IORING_OP_LAST || !iouh_blockable[op])
+		if (!issues || op >= IORING_OP_LAST || !iouh_ops[op].name)
 			continue;
 		len += sysfs_emit_at(buf, len, "%s %.*s %u %u %u\n",
-				     iouh_blockable[op], (int)sizeof(r->fs),
+				     iouh_ops[op].name, (int)sizeof(r->fs),
 				     r->fs, min(100U, slept * 100 / issues),
 				     DIV_ROUND_CLOSEST(issues, IOUH_RATE_ONE),
 				     iouh_rate_probe_every(r));
@@ -271,6 +297,34 @@ static bool iouh_file_polls(struct io_kiocb *req)
 	       (req->file && file_can_poll(req->file));
 }
 
+bool iouh_async_inline;
+
+/*
+ * io_uring_handoff_async(), at submit under uring_lock: may an IOSQE_ASYNC
+ * request go the inline way? Not a read or write: their file is known only
+ * at issue, and a refusal there would arm poll where the user asked for
+ * io-wq. The others have no poll path, a refusal at issue punts them.
+ */
+bool iouh_issue_async(struct io_kiocb *req)
+{
+	const struct iouh_op *op = iouh_op_of(req);
+
+	if (!op || op->rw)
+		return false;
+	if (!READ_ONCE(iouh_async_inline))
+		return iouh_refuse(req, IOUH_FB_REQUEST);
+	return true;
+}
+
+/* a read or write the kernel asked about: its file has no nonblocking path */
+static bool iouh_rw_allowed(struct io_kiocb *req)
+{
+	/* kbuf commits assume the ring lock, which a handoff gives away */
+	if (req->flags & REQ_F_BUFFER_SELECT)
+		return false;
+	return req->file && !(req->file->f_mode & FMODE_NOWAIT);
+}
+
 /*
  * io_uring_handoff_begin(), under uring_lock: issue @req inline in blocking
  * mode? Only with a worker held that can take the identity over.
@@ -278,15 +332,24 @@ static bool iouh_file_polls(struct io_kiocb *req)
 bool iouh_issue_begin(struct io_kiocb *req)
 {
 	struct io_uring_task *tctx = current->io_uring;
+	const struct iouh_op *op = iouh_op_of(req);
 	struct iouh_rate *rate;
 
-	if (req->opcode >= IORING_OP_LAST || !iouh_blockable[req->opcode])
+	if (!op)
 		return false;
 	/* only an io_uring_enter() can be finished by the worker */
 	if ((req->ctx->flags & IOUH_RING_REFUSED) || !tctx->handoff.file)
 		return iouh_refuse(req, IOUH_FB_RING);
 	if (iouh_file_polls(req))
 		return iouh_refuse(req, IOUH_FB_POLL);
+	if (op->rw && !iouh_rw_allowed(req))
+		return iouh_refuse(req, IOUH_FB_REQUEST);
+	/*
+	 * RFC 12, one migration per io_uring_enter(): the rest of a call that
+	 * handed off takes the punt, io-wq runs it in parallel.
+	 */
+	if (tctx->handoff.done)
+		return iouh_refuse(req, IOUH_FB_BATCH);
 	/* would interrupt the issue right away */
 	if (task_sigpending(current))
 		return iouh_refuse(req, IOUH_FB_SIGNAL);

@@ -10,8 +10,9 @@
 
 static const char * const counters[] = {
 	"inline_issued", "inline_done", "handoffs", "blocked_lock",
-	"blocked_task", "fallback_ring", "fallback_poll", "fallback_signal",
-	"fallback_task", "fallback_worker",
+	"blocked_task", "fallback_ring", "fallback_request", "fallback_poll",
+	"fallback_signal", "fallback_task", "fallback_worker",
+	"fallback_policy", "fallback_budget", "fallback_batch", "async_inline",
 };
 
 static void write_enabled(int v)

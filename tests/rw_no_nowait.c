@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reads and writes of a file without a nonblocking path go inline. tmpfs in
+ * 7.2 doesn't set FMODE_NOWAIT and can't poll, so stock fails the
+ * nonblocking issue of IORING_OP_READ/WRITE on it with -EAGAIN and punts it
+ * to io-wq; with the module the kernel issues it again, inline in blocking
+ * mode. A file in IOUH_TMPFS:
+ *
+ * - test_read_inline, test_write_inline: one READ, one WRITE of CHUNK bytes
+ *   return CHUNK and the right data; in mode handoff each is issued inline
+ *   (inline_issued moves by one) and doesn't sleep.
+ * - test_read_handoff: a READ into a MAP_SHARED mapping of an ext4 file
+ *   written with O_DIRECT, so its pages aren't cached: the copy to the user
+ *   buffer faults and waits for the disk (virtio-blk, cache=none), the
+ *   inline issue sleeps and hands off in mode handoff. The data must arrive.
+ * - test_buffer_select_punted: a READ with a provided buffer
+ *   (IOSQE_BUFFER_SELECT) keeps its punt (fallback_request moves, nothing
+ *   inline): buffer commits rely on the ring lock a handoff gives away.
+ *
+ * Fails on a kernel or module that keeps punting reads and writes of such
+ * files (nothing issued inline), or that gets their results or data wrong.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <liburing.h>
+#include "common.h"
+#include "handoff_force.h"
+
+#define CHUNK	16384
+#define BGID	7
+
+static unsigned char pattern(int i, int seed)
+{
+	return (i * 7 + i / 4096 * 13 + seed) & 0xff;
+}
+
+static void fill(unsigned char *buf, int seed)
+{
+	int i;
+
+	for (i = 0; i < CHUNK; i++)
+		buf[i] = pattern(i, seed);
+}
+
+static void check(const unsigned char *buf, int seed, const char *what)
+{
+	int i;
+
+	for (i = 0; i < CHUNK; i++)
+		if (buf[i] != pattern(i, seed))
+			fail("%s: wrong data at %d", what, i);
+}
+
+/* one SQE queued by the caller: submit, reap, return res */
+static int submit_one(struct io_uring *ring, unsigned int *cflags)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret != 1)
+		fail("submit: %d", ret);
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		fail("wait_cqe: %s", strerror(-ret));
+	ret = cqe->res;
+	if (cflags)
+		*cflags = cqe->flags;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+static void test_read_inline(struct io_uring *ring, int fd)
+{
+	static unsigned char src[CHUNK], dst[CHUNK];
+	long long in, ho;
+	int res;
+
+	fill(src, 1);
+	if (pwrite(fd, src, CHUNK, 0) != CHUNK)
+		fail("pwrite: %s", strerror(errno));
+	hf_wait_idle_worker();
+	in = inline_issued();
+	ho = handoff_counter("handoffs");
+	io_uring_prep_read(io_uring_get_sqe(ring), fd, dst, CHUNK, 0);
+	res = submit_one(ring, NULL);
+	if (res != CHUNK)
+		fail("read of tmpfs: res %d, expected %d", res, CHUNK);
+	check(dst, 1, "read of tmpfs");
+	expect_inline(in, 1);
+	expect_unmoved("handoffs", ho);
+}
+
+static void test_write_inline(struct io_uring *ring, int fd)
+{
+	static unsigned char src[CHUNK], dst[CHUNK];
+	long long in;
+	int res;
+
+	fill(src, 2);
+	hf_wait_idle_worker();
+	in = inline_issued();
+	io_uring_prep_write(io_uring_get_sqe(ring), fd, src, CHUNK, CHUNK);
+	res = submit_one(ring, NULL);
+	if (res != CHUNK)
+		fail("write to tmpfs: res %d, expected %d", res, CHUNK);
+	if (pread(fd, dst, CHUNK, CHUNK) != CHUNK)
+		fail("pread: %s", strerror(errno));
+	check(dst, 2, "write to tmpfs");
+	expect_inline(in, 1);
+}
+
+/* an ext4 file of CHUNK zeroes, none of its pages in the page cache */
+static int uncached_ext4_file(char *path, size_t len)
+{
+	void *buf;
+	int fd;
+
+	snprintf(path, len, "%s/rw_no_nowait.map.%d", test_dir("IOUH_EXT4"),
+		 (int)getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_DIRECT, 0600);
+	if (fd < 0)
+		fail("open %s O_DIRECT: %s", path, strerror(errno));
+	if (posix_memalign(&buf, 4096, CHUNK))
+		fail("posix_memalign");
+	memset(buf, 0, CHUNK);
+	if (pwrite(fd, buf, CHUNK, 0) != CHUNK)
+		fail("O_DIRECT pwrite: %s", strerror(errno));
+	free(buf);
+	return fd;
+}
+
+static void test_read_handoff(struct io_uring *ring, int fd)
+{
+	char path[PATH_MAX];
+	unsigned char *map;
+	long long in, ho;
+	int mfd, res;
+
+	mfd = uncached_ext4_file(path, sizeof(path));
+	map = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (map == MAP_FAILED)
+		fail("mmap: %s", strerror(errno));
+	hf_wait_idle_worker();
+	in = inline_issued();
+	ho = handoff_counter("handoffs");
+	io_uring_prep_read(io_uring_get_sqe(ring), fd, map, CHUNK, 0);
+	res = submit_one(ring, NULL);
+	if (res != CHUNK)
+		fail("read of tmpfs into an uncached mapping: res %d", res);
+	check(map, 1, "read of tmpfs into an uncached mapping");
+	expect_inline(in, 1);
+	expect_handoff(ho);
+	munmap(map, CHUNK);
+	close(mfd);
+	unlink(path);
+}
+
+static void test_buffer_select_punted(struct io_uring *ring, int fd)
+{
+	static unsigned char bufs[CHUNK];
+	long long in, fb;
+	unsigned int cflags;
+	int res;
+
+	io_uring_prep_provide_buffers(io_uring_get_sqe(ring), bufs, CHUNK, 1,
+				      BGID, 0);
+	res = submit_one(ring, NULL);
+	if (res < 0)
+		fail("provide buffers: %d", res);
+	hf_wait_idle_worker();
+	in = inline_issued();
+	fb = handoff_counter("fallback_request");
+	{
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		io_uring_prep_read(sqe, fd, NULL, CHUNK, 0);
+		sqe->flags |= IOSQE_BUFFER_SELECT;
+		sqe->buf_group = BGID;
+	}
+	res = submit_one(ring, &cflags);
+	if (res != CHUNK || !(cflags & IORING_CQE_F_BUFFER))
+		fail("buffer select read: res %d, flags %#x", res, cflags);
+	check(bufs, 1, "buffer select read");
+	expect_no_inline(in);
+	expect_moved("fallback_request", fb);
+}
+
+int main(void)
+{
+	char path[PATH_MAX];
+	struct hf hf;
+	int fd;
+
+	/* the io-wq worker an inline issue needs, and IOUH_EXT4 */
+	hf_init(&hf, "rw_no_nowait");
+	snprintf(path, sizeof(path), "%s/rw_no_nowait.%d",
+		 test_dir("IOUH_TMPFS"), (int)getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	test_read_inline(&hf.ring, fd);
+	test_write_inline(&hf.ring, fd);
+	test_read_handoff(&hf.ring, fd);
+	test_buffer_select_punted(&hf.ring, fd);
+	close(fd);
+	unlink(path);
+	hf_exit(&hf);
+	return T_PASS;
+}
