@@ -85,6 +85,51 @@ static int handoff_set_enabled(bool on)
 
 static struct kobject *handoff_kobj;
 
+/*
+ * A setting is a module parameter and a file under
+ * /sys/kernel/io_uring_handoff/, written through the same ops. The files
+ * show a bool as 0 or 1, the parameter as Y or N (param_get_bool()).
+ */
+struct handoff_setting {
+	struct kobj_attribute	attr;
+	struct kernel_param	kp;
+};
+
+static ssize_t handoff_setting_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	struct handoff_setting *hs = container_of(attr, struct handoff_setting,
+						  attr);
+
+	return hs->kp.ops->get(buf, &hs->kp);
+}
+
+static ssize_t handoff_setting_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct handoff_setting *hs = container_of(attr, struct handoff_setting,
+						  attr);
+
+	return hs->kp.ops->set(buf, &hs->kp) ?: count;
+}
+
+static int handoff_bool_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*(bool *)kp->arg));
+}
+
+static const struct kernel_param_ops handoff_bool_ops = {
+	.set	= param_set_bool,
+	.get	= handoff_bool_get,
+};
+
+#define HANDOFF_SETTING(_name, _ops, _arg) {				\
+	.attr = __ATTR(_name, 0644, handoff_setting_show,		\
+		       handoff_setting_store),				\
+	.kp = { .ops = (_ops), .arg = (_arg) },				\
+}
+
 static int enabled_param_set(const char *val, const struct kernel_param *kp)
 {
 	bool on;
@@ -107,24 +152,13 @@ static const struct kernel_param_ops enabled_param_ops = {
 module_param_cb(enabled, &enabled_param_ops, &enabled, 0644);
 MODULE_PARM_DESC(enabled, "Issue blockable requests inline with a handoff (default: 1)");
 
-static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(enabled));
-}
+static const struct kernel_param_ops enabled_setting_ops = {
+	.set	= enabled_param_set,
+	.get	= handoff_bool_get,
+};
 
-static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
-			     const char *buf, size_t count)
-{
-	bool on;
-	int ret = kstrtobool(buf, &on);
-
-	if (!ret)
-		ret = handoff_set_enabled(on);
-	return ret ?: count;
-}
-
-static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
+static struct handoff_setting enabled_setting =
+	HANDOFF_SETTING(enabled, &enabled_setting_ops, &enabled);
 
 /*
  * policy: "adaptive" (default) punts upfront what lately mostly slept, see
@@ -164,19 +198,8 @@ static const struct kernel_param_ops policy_param_ops = {
 module_param_cb(policy, &policy_param_ops, NULL, 0644);
 MODULE_PARM_DESC(policy, "adaptive (default): punt upfront what mostly slept lately; inline: whenever a worker is held");
 
-static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	return policy_param_get(buf, NULL);
-}
-
-static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
-			    const char *buf, size_t count)
-{
-	return policy_param_set(buf, NULL) ?: count;
-}
-
-static struct kobj_attribute policy_attr = __ATTR_RW(policy);
+static struct handoff_setting policy_setting =
+	HANDOFF_SETTING(policy, &policy_param_ops, NULL);
 
 /* the adaptive policy's estimates since the module loaded, see policy.c */
 static ssize_t rates_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -204,27 +227,8 @@ module_param_named(batch_budget_us, iouh_batch_budget_us, uint, 0644);
 MODULE_PARM_DESC(batch_budget_us, "adaptive policy: punt the rest of a submission after this many us of inline issues (0: never; default "
 		 __stringify(IOUH_BATCH_BUDGET_US) ")");
 
-static ssize_t batch_budget_us_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(iouh_batch_budget_us));
-}
-
-static ssize_t batch_budget_us_store(struct kobject *kobj,
-				     struct kobj_attribute *attr,
-				     const char *buf, size_t count)
-{
-	unsigned int us;
-	int ret = kstrtouint(buf, 0, &us);
-
-	if (ret)
-		return ret;
-	WRITE_ONCE(iouh_batch_budget_us, us);
-	return count;
-}
-
-static struct kobj_attribute batch_budget_us_attr =
-	__ATTR_RW(batch_budget_us);
+static struct handoff_setting batch_budget_us_setting =
+	HANDOFF_SETTING(batch_budget_us, &param_ops_uint, &iouh_batch_budget_us);
 
 /*
  * async_inline: IOSQE_ASYNC asks for the io-wq punt, and by default keeps
@@ -234,26 +238,8 @@ static struct kobj_attribute batch_budget_us_attr =
 module_param_named(async_inline, iouh_async_inline, bool, 0644);
 MODULE_PARM_DESC(async_inline, "Issue IOSQE_ASYNC requests inline like the rest (default: 0, they keep their io-wq punt)");
 
-static ssize_t async_inline_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(iouh_async_inline));
-}
-
-static ssize_t async_inline_store(struct kobject *kobj,
-				  struct kobj_attribute *attr,
-				  const char *buf, size_t count)
-{
-	bool on;
-	int ret = kstrtobool(buf, &on);
-
-	if (ret)
-		return ret;
-	WRITE_ONCE(iouh_async_inline, on);
-	return count;
-}
-
-static struct kobj_attribute async_inline_attr = __ATTR_RW(async_inline);
+static struct handoff_setting async_inline_setting =
+	HANDOFF_SETTING(async_inline, &handoff_bool_ops, &iouh_async_inline);
 
 static u64 handoff_counter_sum(int idx)
 {
@@ -312,12 +298,12 @@ static void handoff_init_attrs(void)
 {
 	int i;
 
-	handoff_attrs[0] = &enabled_attr.attr;
+	handoff_attrs[0] = &enabled_setting.attr.attr;
 	handoff_attrs[1] = &inline_done_attr.attr;
-	handoff_attrs[2] = &policy_attr.attr;
+	handoff_attrs[2] = &policy_setting.attr.attr;
 	handoff_attrs[3] = &rates_attr.attr;
-	handoff_attrs[4] = &batch_budget_us_attr.attr;
-	handoff_attrs[5] = &async_inline_attr.attr;
+	handoff_attrs[4] = &batch_budget_us_setting.attr.attr;
+	handoff_attrs[5] = &async_inline_setting.attr.attr;
 	handoff_attrs[6] = &refusals_attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
