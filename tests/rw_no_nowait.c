@@ -75,23 +75,34 @@ static int submit_one(struct io_uring *ring, unsigned int *cflags)
 	return ret;
 }
 
+/*
+ * READ of CHUNK bytes at 0 into @buf, with a warm worker: it must return
+ * CHUNK and pattern 1. @in, @ho: the counters from before it.
+ */
+static void read_chunk(struct io_uring *ring, int fd, unsigned char *buf,
+		       const char *what, long long *in, long long *ho)
+{
+	int res;
+
+	hf_wait_idle_worker();
+	*in = inline_issued();
+	*ho = handoff_counter("handoffs");
+	io_uring_prep_read(io_uring_get_sqe(ring), fd, buf, CHUNK, 0);
+	res = submit_one(ring, NULL);
+	if (res != CHUNK)
+		fail("%s: res %d, expected %d", what, res, CHUNK);
+	check(buf, 1, what);
+}
+
 static void test_read_inline(struct io_uring *ring, int fd)
 {
 	static unsigned char src[CHUNK], dst[CHUNK];
 	long long in, ho;
-	int res;
 
 	fill(src, 1);
 	if (pwrite(fd, src, CHUNK, 0) != CHUNK)
 		fail("pwrite: %s", strerror(errno));
-	hf_wait_idle_worker();
-	in = inline_issued();
-	ho = handoff_counter("handoffs");
-	io_uring_prep_read(io_uring_get_sqe(ring), fd, dst, CHUNK, 0);
-	res = submit_one(ring, NULL);
-	if (res != CHUNK)
-		fail("read of tmpfs: res %d, expected %d", res, CHUNK);
-	check(dst, 1, "read of tmpfs");
+	read_chunk(ring, fd, dst, "read of tmpfs", &in, &ho);
 	expect_inline(in, 1);
 	expect_unmoved("handoffs", ho);
 }
@@ -140,20 +151,14 @@ static void test_read_handoff(struct io_uring *ring, int fd)
 	char path[PATH_MAX];
 	unsigned char *map;
 	long long in, ho;
-	int mfd, res;
+	int mfd;
 
 	mfd = uncached_ext4_file(path, sizeof(path));
 	map = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	if (map == MAP_FAILED)
 		fail("mmap: %s", strerror(errno));
-	hf_wait_idle_worker();
-	in = inline_issued();
-	ho = handoff_counter("handoffs");
-	io_uring_prep_read(io_uring_get_sqe(ring), fd, map, CHUNK, 0);
-	res = submit_one(ring, NULL);
-	if (res != CHUNK)
-		fail("read of tmpfs into an uncached mapping: res %d", res);
-	check(map, 1, "read of tmpfs into an uncached mapping");
+	read_chunk(ring, fd, map, "read of tmpfs into an uncached mapping",
+		   &in, &ho);
 	expect_inline(in, 1);
 	expect_handoff(ho);
 	munmap(map, CHUNK);
