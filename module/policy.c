@@ -109,6 +109,7 @@ struct iouh_rate {
 
 static struct iouh_rate iouh_rates[IOUH_RATE_BUCKETS];
 bool iouh_adaptive = true;
+bool iouh_async_inline;
 
 static const struct super_block *iouh_rate_sb(struct io_kiocb *req)
 {
@@ -296,8 +297,6 @@ static bool iouh_file_polls(struct io_kiocb *req)
 	return (req->flags & REQ_F_CAN_POLL) ||
 	       (req->file && file_can_poll(req->file));
 }
-
-bool iouh_async_inline;
 
 /*
  * io_uring_handoff_async(), at submit under uring_lock: may an IOSQE_ASYNC
