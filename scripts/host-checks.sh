@@ -1,7 +1,8 @@
 #!/bin/bash
 # Host-side checks of make test, one "pass|fail NAME" line each on stdout:
 # the module refuses to build against a kernel without core-hooks.patch
-# (Debian 12's stock headers) with one line naming the patch.
+# (Debian 12's stock headers) with one line naming the patch; dkms.conf
+# selects kernels by the hooks' Kconfig symbol, not by their name.
 set -u
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 hdr=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
@@ -22,5 +23,27 @@ if [ $rc != 0 ] && [ "$errors" -le 2 ] &&
 	echo "pass host/refuse-stock-build"
 else
 	echo "fail host/refuse-stock-build"
+	echo "$out" | tail -n 20 >&2
+fi
+
+# The stock headers under a name like a patched kernel's: dkms must exclude
+# them (exit 77, BUILD_EXCLUSIVE) before it builds anything, as their
+# .config lacks CONFIG_IO_URING_HANDOFF. A private source and dkms tree, so
+# the real installation is untouched.
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
+src=$tmp/src/io_uring_handoff-$ver
+mkdir -p "$src" "$tmp/dkms"
+cp -r "$REPO/dkms.conf" "$REPO/module" "$REPO/arch" "$src/"
+dkms_args=(-m io_uring_handoff -v "$ver" --sourcetree "$tmp/src"
+	   --dkmstree "$tmp/dkms")
+dkms add "${dkms_args[@]}" > /dev/null 2>&1
+out=$(dkms build "${dkms_args[@]}" -k "${hdr##*/linux-headers-}-handoff" \
+	--kernelsourcedir "$hdr" 2>&1)
+rc=$?
+if [ $rc = 77 ] && grep -q 'BUILD_EXCLUSIVE' <<< "$out"; then
+	echo "pass host/dkms-excludes-unhooked"
+else
+	echo "fail host/dkms-excludes-unhooked"
+	echo "dkms build exited $rc:" >&2
 	echo "$out" | tail -n 20 >&2
 fi
