@@ -143,8 +143,8 @@ static void *test_tgkill(void *arg)
 	if (s.sent < 2)
 		fail("only %ld signals were sent", s.sent);
 	if (mode_handoff())
-		fprintf(stderr, "note: %ld signals sent and handled, the queue was full %ld times\n",
-			s.sent, s.full);
+		fprintf(stderr, "note: %ld signals sent and handled, the queue was full %ld times, the submit took %lld ms\n",
+			s.sent, s.full, f.submitted_ms - f.submit_ms);
 	expect_handoff(before);
 	hf_fifo_exit(&f);
 	hf_exit(&hf);
