@@ -3,9 +3,11 @@
 # config fragments on tinyconfig. Cached outside the repo, keyed by a hash
 # of the source version, the patch, the fragments and RECIPE. Prints the
 # build directory (usable as KDIR for out-of-tree modules) on stdout.
-# usage: kernel.sh [test|debug]
-#   test	kernel/test.config
-#   debug	kernel/test.config + kernel/debug.config (lockdep, KASAN, ...)
+# usage: kernel.sh [test|debug|arm64]
+#   test	kernel/test.config + kernel/x86_64.config
+#   debug	the test kernel + kernel/debug.config (lockdep, KASAN, ...)
+#   arm64	kernel/test.config + kernel/arm64.config, cross-built with
+#		Debian's gcc-aarch64-linux-gnu (an Image, not a bzImage)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,9 +16,17 @@ SRCVER=7.2.13-1
 DEB=$CACHE/src/linux-source-7.2_${SRCVER}_all.deb
 PATCH=${CORE_PATCH:-$REPO/core-hooks.patch}
 VARIANT=${1:-test}
+K=$REPO/kernel
+# the arch's make variables and image; kbuild reads ARCH from the environment
+export ARCH=x86_64
+IMAGE=bzImage
 case $VARIANT in
-test) CONFIGS=("$REPO/kernel/test.config") ;;
-debug) CONFIGS=("$REPO/kernel/test.config" "$REPO/kernel/debug.config") ;;
+test) CONFIGS=("$K/test.config" "$K/x86_64.config") ;;
+debug) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/debug.config") ;;
+arm64)
+	CONFIGS=("$K/test.config" "$K/arm64.config")
+	export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+	IMAGE=Image ;;
 *) echo "kernel: unknown variant $VARIANT" >&2; exit 2 ;;
 esac
 
@@ -68,9 +78,9 @@ while IFS== read -r opt val; do
 done < <(cat "${CONFIGS[@]}" | grep '^CONFIG_' | tac | sort -s -u -t= -k1,1)
 [ $missing = 0 ] || exit 1
 
-log "building $VARIANT bzImage ($key), this takes several minutes"
+log "building $VARIANT $IMAGE ($key), this takes several minutes"
 start=$(date +%s)
-make -s -C "$dir/src" O="$dir/obj" -j"$(nproc)" bzImage modules >&2
+make -s -C "$dir/src" O="$dir/obj" -j"$(nproc)" $IMAGE modules >&2
 # uapi headers for the test programs: liburing 2.15 wants newer than bookworm's
 make -s -C "$dir/src" O="$dir/obj" headers_install INSTALL_HDR_PATH="$dir/obj/uapi" >&2
 echo "$VARIANT" > "$dir/variant"
