@@ -81,10 +81,10 @@ static const char * const iouh_refusal_names[IOUH_NR_REFUSALS] = {
 	[IOUH_REFUSE_IO_PERM]		= "io_perm",
 	/* a per-thread shadow stack would have to move along */
 	[IOUH_REFUSE_SHADOW_STACK]	= "shadow_stack",
-	/* an FPU state larger than the default one (AMX) */
+	/* an FPU state larger than the default one (x86 AMX) */
 	[IOUH_REFUSE_FPU_STATE]		= "fpu_state",
-	/* no register hooks for this architecture yet */
-	[IOUH_REFUSE_ARCH]		= "arch",
+	/* arm64 SME in use: ZA, ZT0 and streaming mode would have to move */
+	[IOUH_REFUSE_SME]		= "sme",
 };
 
 static DEFINE_PER_CPU(u64, iouh_refusals[IOUH_NR_REFUSALS]);
