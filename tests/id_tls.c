@@ -13,8 +13,13 @@
  * after its worker exists, and ARCH_GET_GS must read it back after the
  * submit.
  *
+ * arm64 has TPIDR_EL0 for glibc's TCB, and a user can write it directly:
+ * a second submit, from one asm function, runs with another value in it
+ * that must read back after the syscall.
+ *
  * Fails on a kernel that hands off without loading the segment bases of
- * the identity: the GS base reads back 0, or TLS points elsewhere.
+ * the identity: the GS base reads back 0, or TLS points elsewhere; on
+ * arm64 TPIDR_EL0 reads back the worker's value.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +34,93 @@
 #include "handoff_force.h"
 
 static __thread unsigned long tls_val;
+
+#ifdef __aarch64__
+#include <stddef.h>
+
+struct tp_io {
+	unsigned long tp_in;
+	unsigned long tp_out;
+	long ret;
+	long fd;
+};
+
+_Static_assert(offsetof(struct tp_io, tp_out) == 8, "layout");
+_Static_assert(offsetof(struct tp_io, ret) == 16, "layout");
+_Static_assert(offsetof(struct tp_io, fd) == 24, "layout");
+_Static_assert(IORING_ENTER_GETEVENTS == 1, "asm passes 1");
+
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+
+/*
+ * long tp_enter(struct tp_io *io): TPIDR_EL0 set to tp_in for the
+ * io_uring_enter() syscall (to_submit 1, min_complete 1, GETEVENTS) and
+ * read back into tp_out after it, the caller's restored before any C code
+ * (glibc's TCB is found through it) runs again.
+ */
+long tp_enter(struct tp_io *io);
+__asm__("\t.text\n"
+	"\t.type tp_enter, %function\n"
+	"tp_enter:\n"
+	"\tmrs x9, tpidr_el0\n"
+	"\tstp x9, x0, [sp, #-16]!\n"
+	"\tldr x10, [x0]\n"
+	"\tmsr tpidr_el0, x10\n"
+	"\tldr x0, [x0, #24]\n"
+	"\tmov x1, #1\n\tmov x2, #1\n\tmov x3, #1\n"
+	"\tmov x4, #0\n\tmov x5, #0\n"
+	"\tmov x8, #" STR(__NR_io_uring_enter) "\n"
+	"\tsvc #0\n"
+	"\tmrs x10, tpidr_el0\n"
+	"\tldp x9, x11, [sp], #16\n"
+	"\tmsr tpidr_el0, x9\n"
+	"\tstr x10, [x11, #8]\n"
+	"\tstr x0, [x11, #16]\n"
+	"\tret\n"
+	"\t.size tp_enter, .-tp_enter\n");
+
+/*
+ * An io-wq worker is forked with its creator's TPIDR_EL0, so the submit
+ * runs with another value in it: one that didn't move comes back as
+ * glibc's TCB address.
+ */
+static void check_tpidr(struct hf *hf, const char *who)
+{
+	struct io_uring_sqe *sqe;
+	struct tp_io io = { 0 };
+	long long ho;
+	int res;
+
+	/* the first submit's handoff: wait for a worker to take this one */
+	hf_wait_idle_worker();
+	hf_dirty(hf);
+	sqe = io_uring_get_sqe(&hf->ring);
+	if (!sqe)
+		fail("no SQE");
+	io_uring_prep_fsync(sqe, hf->fd, 0);
+	sqe->user_data = 0x7b;
+	/* what io_uring_submit() would do, short of entering the kernel */
+	io_uring_smp_store_release(hf->ring.sq.ktail, hf->ring.sq.sqe_tail);
+	hf->ring.sq.sqe_head = hf->ring.sq.sqe_tail;
+	io.tp_in = 0x5eed7b1d00UL ^ (unsigned long)gettid();
+	io.fd = hf->ring.ring_fd;
+
+	ho = handoff_counter("handoffs");
+	tp_enter(&io);
+	if (io.ret != 1)
+		fail("%s: io_uring_enter returned %ld, expected 1", who,
+		     io.ret);
+	res = hf_reap_one(&hf->ring, 0x7b);
+	if (res)
+		fail("%s: fsync res %d (%s), expected 0", who, res,
+		     strerror(-res));
+	if (io.tp_out != io.tp_in)
+		fail("%s: TPIDR_EL0 %#lx, expected %#lx", who, io.tp_out,
+		     io.tp_in);
+	expect_handoff(ho);
+}
+#endif
 
 #ifdef __x86_64__
 static char gs_target[64];
@@ -92,6 +184,9 @@ static void *check(void *arg)
 	set_gs(0);
 #endif
 	expect_handoff(ho);
+#ifdef __aarch64__
+	check_tpidr(&hf, who);
+#endif
 	hf_exit(&hf);
 	return NULL;
 }
