@@ -8,23 +8,30 @@ BUILD := $(CURDIR)/build
 KDIR_FILE := $(BUILD)/kdir
 KDIR = $(shell cat $(KDIR_FILE))
 KDIR_DEBUG = $(shell cat $(BUILD)/kdir-debug)
+KDIR_ARM64 = $(shell cat $(BUILD)/kdir-arm64)
+# the arm64 lane's cross-build
+ARM64_MAKE := ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 GUEST_TIMEOUT ?= 3000
 # the debug lane's stress run, and the main lane's
 STRESS_SECS ?= 300
 STRESS_SECS_MAIN ?= 60
 
-.PHONY: help setup kernel kernel-debug module module-debug tests liburing \
-	operator test test-main test-debug liburing-baseline bench deb clean
+.PHONY: help setup kernel kernel-debug kernel-arm64 module module-debug arm64 \
+	tests liburing operator test test-main test-debug test-arm64 \
+	liburing-baseline bench deb clean
 
 help:
-	@echo "make test     build both kernels, module, tests; run the main lane (project"
-	@echo "              tests, liburing suite, stress, operator checks) and the debug"
-	@echo "              lane (lockdep+KASAN kernel: project tests, stress) in QEMU"
+	@echo "make test     build the kernels, module, tests; run the main lane (project"
+	@echo "              tests, liburing suite, stress, operator checks), the debug"
+	@echo "              lane (lockdep+KASAN kernel: project tests, stress) and the"
+	@echo "              arm64 lane (project tests on an arm64 guest) in QEMU"
 	@echo "make bench    A/B benchmark in one guest boot: build/bench/results.csv, ratio.png"
 	@echo "              (BENCH_SECS=2 BENCH_ROUNDS=3 VCPUS=2 BENCH_OPS=... BENCH_QDS=... BENCH_FS=..."
 	@echo "               BENCH_MODES=...)"
 	@echo "make kernel   build (or reuse) the patched test kernel (kernel-debug: the"
-	@echo "              debug lane's, kernel/debug.config on top)"
+	@echo "              debug lane's, kernel/debug.config on top; kernel-arm64: the"
+	@echo "              arm64 lane's, cross-built)"
+	@echo "make arm64    the arm64 lane's kernel, module and tests, into build/arm64"
 	@echo "make module   build module/ against that kernel"
 	@echo "make tests    build tests/ against liburing 2.15"
 	@echo "make deb      Debian kernel packages with the hooks, distro config, -handoff"
@@ -43,6 +50,11 @@ kernel-debug: setup
 	@scripts/kernel.sh debug > $(BUILD)/kdir-debug.tmp && \
 		mv $(BUILD)/kdir-debug.tmp $(BUILD)/kdir-debug
 
+kernel-arm64: setup
+	@mkdir -p $(BUILD)
+	@scripts/kernel.sh arm64 > $(BUILD)/kdir-arm64.tmp && \
+		mv $(BUILD)/kdir-arm64.tmp $(BUILD)/kdir-arm64
+
 module: kernel
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
 	@mkdir -p $(BUILD)/module
@@ -54,6 +66,17 @@ module-debug: kernel-debug
 	@cp module/Kbuild module/*.[ch] $(BUILD)/module-debug/module/
 	@cp -r arch $(BUILD)/module-debug/
 	$(MAKE) -s -C $(KDIR_DEBUG) M=$(BUILD)/module-debug/module modules
+
+# the arm64 lane's module (a copy of the sources, as module-debug) and tests,
+# statically linked against liburing built for arm64
+arm64: kernel-arm64
+	@rm -rf $(BUILD)/arm64/module && mkdir -p $(BUILD)/arm64/module/module
+	@cp module/Kbuild module/*.[ch] $(BUILD)/arm64/module/module/
+	@cp -r arch $(BUILD)/arm64/module/
+	$(MAKE) -s -C $(KDIR_ARM64) M=$(BUILD)/arm64/module/module $(ARM64_MAKE) modules
+	@scripts/liburing.sh arm64
+	$(MAKE) -C tests CC=aarch64-linux-gnu-gcc UAPI=$(KDIR_ARM64)/uapi \
+		LIBURING=$(BUILD)/arm64/liburing OUT=$(BUILD)/arm64/tests
 
 tests: kernel
 	$(MAKE) -C tests UAPI=$(KDIR)/uapi OUT=$(BUILD)/tests
@@ -73,13 +96,13 @@ operator: module
 		KCFLAGS="-include $(CURDIR)/tests/badabi.h"
 	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
 
-test: module module-debug tests liburing operator
+test: module module-debug tests liburing operator arm64
 	@scripts/host-checks.sh > $(BUILD)/host-results.txt
-	@$(MAKE) -s test-main test-debug; \
+	@$(MAKE) -s test-main test-debug test-arm64; \
 	scripts/summary.sh $(BUILD)/host-results.txt $(BUILD)/results \
-		$(BUILD)/results-debug
+		$(BUILD)/results-debug $(BUILD)/results-arm64
 
-# the lanes on their own; make test runs both, then sums up
+# the lanes on their own; make test runs them all, then sums up
 test-main:
 	@echo "test: main lane, $(KDIR)/arch/x86/boot/bzImage"
 	@start=$$(date +%s); \
@@ -100,6 +123,19 @@ test-debug:
 	scripts/run-vm.sh $(KDIR_DEBUG)/arch/x86/boot/bzImage \
 		$(BUILD)/results-debug $(GUEST_TIMEOUT); \
 	echo "test: debug lane guest ran $$(( $$(date +%s) - start ))s"
+
+# the project tests with the module unloaded and loaded, on QEMU's arm64 virt
+# machine (TCG): results-arm64, counted as arm64/
+test-arm64:
+	@echo "test: arm64 lane, $(KDIR_ARM64)/arch/arm64/boot/Image"
+	@start=$$(date +%s); \
+	IOUH_ARCH=arm64 IOUH_BUILD=$(BUILD)/arm64 \
+	IOUH_MODES="stock handoff" IOUH_SUITES=project \
+	IOUH_KO=$(BUILD)/arm64/module/module/io_uring_handoff.ko \
+	IOUH_DISK=$(CACHE_DIR)/ext4-arm64.img IOUH_TIMEOUT=180 \
+	scripts/run-vm.sh $(KDIR_ARM64)/arch/arm64/boot/Image \
+		$(BUILD)/results-arm64 $(GUEST_TIMEOUT); \
+	echo "test: arm64 lane guest ran $$(( $$(date +%s) - start ))s"
 
 # tests/liburing-stock.txt: the liburing suite's results on the stock kernel
 liburing-baseline: module tests liburing

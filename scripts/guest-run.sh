@@ -13,15 +13,16 @@
 # IOUH_KO	insmod this build of the module instead of modprobe
 # IOUH_TIMEOUT	per-test timeout in seconds (60)
 # IOUH_LIBURING_TESTS	only these liburing tests (names without .t)
+# IOUH_BUILD	the build tree of the tests (build/arm64 in the arm64 lane)
 set -u
 REPO=$1
 RES=/run/results
 OUT=$RES/results.txt
-BUILD=$REPO/build
 SYSFS=/sys/kernel/io_uring_handoff
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 # the host's IOUH_* variables, see run-vm.sh
 . $RES/guest.env
+BUILD=${IOUH_BUILD:-$REPO/build}
 LTMO=${IOUH_TIMEOUT:-60}
 export IOUH_TMPFS=/tmp/iouh IOUH_EXT4=/run/ext4/iouh
 mkdir -p "$IOUH_TMPFS" "$IOUH_EXT4"

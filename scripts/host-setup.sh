@@ -4,7 +4,7 @@
 # only the packages named below are taken from it.
 set -euo pipefail
 
-STAMP=${CACHE_DIR:-/var/cache/iouh}/host-setup.v2
+STAMP=${CACHE_DIR:-/var/cache/iouh}/host-setup.v3
 [ -f "$STAMP" ] && exit 0
 
 SRC=/etc/apt/sources.list.d/iouh-unstable.sources
@@ -24,11 +24,14 @@ EOT
 fi
 # bookworm deb-src too, for nothing but completeness of apt's view
 export DEBIAN_FRONTEND=noninteractive
+# the arm64 lane's guest root comes from Debian's arm64 packages
+dpkg --add-architecture arm64
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils \
 	kmod qemu-system-x86 busybox-static e2fsprogs python3 rsync \
-	dkms gnuplot-nox dpkg-dev fakeroot linux-headers-amd64 >/dev/null
+	dkms gnuplot-nox dpkg-dev fakeroot linux-headers-amd64 \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm >/dev/null
 apt-get install -y -qq --no-install-recommends -t unstable liburing-dev >/dev/null
 mkdir -p "$(dirname "$STAMP")"
 touch "$STAMP"

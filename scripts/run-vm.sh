@@ -1,15 +1,18 @@
 #!/bin/bash
 # Boot the test kernel with the host root shared read-only over 9p and run
 # scripts/guest-run.sh in it. KVM if a bounded probe boot works, else TCG.
-# usage: run-vm.sh BZIMAGE RESULTS_DIR TIMEOUT_SECONDS
+# IOUH_ARCH=arm64: an arm64 kernel Image on QEMU's virt machine (TCG), its
+# root the initramfs (scripts/initramfs.sh arm64).
+# usage: run-vm.sh BZIMAGE|IMAGE RESULTS_DIR TIMEOUT_SECONDS
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 KIMG=$1 RES=$2 TMO=${3:-2400}
 CACHE=${CACHE_DIR:-/var/cache/iouh}
 mkdir -p "$RES" "$CACHE"
 rm -f "$RES"/*
-initrd=$RES/../initramfs.gz
-"$REPO/scripts/initramfs.sh" "$initrd"
+ARCH=${IOUH_ARCH:-x86_64}
+initrd=$RES/../initramfs-$ARCH.gz
+"$REPO/scripts/initramfs.sh" "$initrd" "${IOUH_ARCH:-}"
 
 # a fresh ext4 image on virtio-blk; cache=none so fsync reaches the host disk
 disk=${IOUH_DISK:-$CACHE/ext4.img}	# IOUH_DISK: to run two guests at once
@@ -19,11 +22,20 @@ mkfs.ext4 -q -F "$disk"
 
 SMP=${VCPUS:-2}
 MEM=${GUEST_MEM:-2G}
-qemu_base() {
-	echo qemu-system-x86_64 -nographic -no-reboot -smp "$SMP" -m "$MEM" \
-		-kernel "$KIMG" -initrd "$initrd"
-}
-CMDLINE="console=ttyS0 panic=-1 oops=panic iouh.repo=$REPO"
+CMDLINE="panic=-1 oops=panic iouh.repo=$REPO"
+if [ "$ARCH" = arm64 ]; then
+	qemu_base() {
+		echo qemu-system-aarch64 -M virt -nographic -no-reboot \
+			-smp "$SMP" -m "$MEM" -kernel "$KIMG" -initrd "$initrd"
+	}
+	CMDLINE="console=ttyAMA0 $CMDLINE iouh.root=initramfs"
+else
+	qemu_base() {
+		echo qemu-system-x86_64 -nographic -no-reboot \
+			-smp "$SMP" -m "$MEM" -kernel "$KIMG" -initrd "$initrd"
+	}
+	CMDLINE="console=ttyS0 $CMDLINE"
+fi
 # every IOUH_* variable of the caller reaches scripts/guest-run.sh, which
 # sources this file from the results share
 for v in ${!IOUH_@}; do
@@ -35,7 +47,10 @@ accel=tcg
 # identify_cpu() has the feature bits cleared for a wild access (2 of 6 debug
 # boots at 0.9 s); no5lvl on the command line instead hung 2 of 4 TCG boots
 cpu=max,la57=off
-if [ -w /dev/kvm ] && [ "${IOUH_ACCEL:-}" != tcg ]; then
+# arm64: pauth-impdef is QEMU's own pointer authentication hash, much
+# faster under TCG than the architected QARMA
+[ "$ARCH" = arm64 ] && cpu=max,pauth-impdef=on
+if [ "$ARCH" = x86_64 ] && [ -w /dev/kvm ] && [ "${IOUH_ACCEL:-}" != tcg ]; then
 	for c in host,-arch-capabilities; do
 		if timeout 25 $(qemu_base) -accel kvm -cpu "$c" \
 			-append "$CMDLINE iouh.probe=1" 2>&1 </dev/null |
