@@ -74,6 +74,16 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 	if (s->mte_ctrl != d->mte_ctrl)
 		return false;
 #endif
+#ifdef CONFIG_ARM64_GCS
+	if (s->gcs_el0_locked != d->gcs_el0_locked)
+		return false;
+#endif
+#ifdef CONFIG_ARM64_MPAM
+	/* resctrl assigns the partition by tid, the tid moves */
+	if (READ_ONCE(task_thread_info(src)->mpam_partid_pmg) !=
+	    READ_ONCE(task_thread_info(dst)->mpam_partid_pmg))
+		return false;
+#endif
 	return iouh_arch_task_bound(dst) == IOUH_MOVABLE;
 }
 
@@ -81,9 +91,13 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
  * The user FPSIMD registers of current are saved to its thread_struct and
  * the CPU's copy unbound: kernel mode NEON does exactly that on entry.
  * Not preemptible, so it needs no buffer for a kernel mode state of ours.
+ * In a kernel mode NEON section already (a sleep in one), the section's
+ * entry saved them.
  */
 static void iouh_arch_fpsimd_save(void)
 {
+	if (!system_supports_fpsimd() || test_thread_flag(TIF_KERNEL_FPSTATE))
+		return;
 	kernel_neon_begin(NULL);
 	kernel_neon_end(NULL);
 }
@@ -125,6 +139,13 @@ int iouh_arch_take(struct task_struct *src, bool leader)
 	/* TLS, FPMR and the FPSIMD registers, saved by iouh_arch_prepare() */
 	t->uw = s->uw;
 	t->fp_type = FP_STATE_FPSIMD;
+	/*
+	 * A worker that was a submitter once may still look bound to the CPU
+	 * it last returned to userspace on, whose registers hold its old
+	 * state: bind it to no CPU, as fpsimd_flush_task_state() does (there
+	 * with NR_CPUS; any id no CPU has will do).
+	 */
+	t->fpsimd_cpu = nr_cpu_ids;
 	write_sysreg(t->uw.tp_value, tpidr_el0);
 	if (system_supports_tpidr2()) {
 		t->tpidr2_el0 = s->tpidr2_el0;
@@ -135,10 +156,5 @@ int iouh_arch_take(struct task_struct *src, bool leader)
 		write_sysreg_s(t->por_el0, SYS_POR_EL0);
 	}
 	preempt_enable();
-#ifdef CONFIG_ARM64_MTE
-	/* an asynchronous tag check fault is reported on the way out */
-	if (test_tsk_thread_flag(src, TIF_MTE_ASYNC_FAULT))
-		set_thread_flag(TIF_MTE_ASYNC_FAULT);
-#endif
 	return 0;
 }
