@@ -232,6 +232,14 @@ bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst)
 	if (dst->mempolicy)
 		return false;
 #endif
+	/* prctl speculation controls (the TIF ones are the arch's) */
+	if (task_spec_ssb_disable(src) != task_spec_ssb_disable(dst) ||
+	    task_spec_ssb_noexec(src) != task_spec_ssb_noexec(dst) ||
+	    task_spec_ssb_force_disable(src) !=
+	    task_spec_ssb_force_disable(dst) ||
+	    task_spec_ib_disable(src) != task_spec_ib_disable(dst) ||
+	    task_spec_ib_force_disable(src) != task_spec_ib_force_disable(dst))
+		return false;
 	/* the io_context is shared with the worker's creator, doesn't move */
 	if (iouh_ioprio(src) != iouh_ioprio(dst))
 		return false;

@@ -63,6 +63,12 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 		return false;
 	if (x86_task_fpu(src)->fpstate->size != x86_task_fpu(dst)->fpstate->size)
 		return false;
+#ifdef CONFIG_X86_CPU_RESCTRL
+	/* resctrl assigns the group by tid, the tid moves */
+	if (READ_ONCE(src->closid) != READ_ONCE(dst->closid) ||
+	    READ_ONCE(src->rmid) != READ_ONCE(dst->rmid))
+		return false;
+#endif
 	/* set_thread_area() TLS would need load_TLS(), it has to be equal */
 	if (memcmp(src->thread.tls_array, dst->thread.tls_array,
 		   sizeof(src->thread.tls_array)))
