@@ -138,10 +138,11 @@ test-arm64:
 	echo "test: arm64 lane guest ran $$(( $$(date +%s) - start ))s"
 
 # tests/liburing-stock.txt: the liburing suite's results on the stock kernel
+# (its failures are what it records: a guest that completed will do)
 liburing-baseline: module tests liburing
 	IOUH_SUITES=liburing-stock IOUH_MODES=none \
 	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/baseline \
-		$(GUEST_TIMEOUT)
+		$(GUEST_TIMEOUT) || [ -f $(BUILD)/baseline/guest-complete ]
 	{ echo "# liburing's suite on the patched test kernel, module not loaded"; \
 	  echo "# (make liburing-baseline). A failure with the module counts only"; \
 	  echo "# where this says pass."; \

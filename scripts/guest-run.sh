@@ -218,3 +218,5 @@ module_check unloaded
 
 dmesg > $RES/dmesg.txt
 echo "guest: done"; : > $RES/guest-complete
+# the exit status reaches the host (run-vm.sh): 1 if a test failed
+! grep -q '^fail ' "$OUT"

@@ -4,6 +4,7 @@
 # IOUH_ARCH=arm64: an arm64 kernel Image on QEMU's virt machine (TCG), its
 # root the initramfs (scripts/initramfs.sh arm64).
 # usage: run-vm.sh BZIMAGE|IMAGE RESULTS_DIR TIMEOUT_SECONDS
+# Exits with the guest's status: 0 if every test passed or skipped.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 KIMG=$1 RES=$2 TMO=${3:-2400}
@@ -78,4 +79,7 @@ if ! grep -q IOUH-GUEST-DONE "$RES/console.log"; then
 	tail -n 60 "$RES/console.log"
 	exit 1
 fi
-exit 0
+# guest-run.sh's exit status, which init printed: 1 if a test failed
+rc=$(sed -n 's/.*IOUH-GUEST-DONE rc=\([0-9]*\).*/\1/p' "$RES/console.log" |
+	tail -n 1)
+exit "${rc:-1}"
