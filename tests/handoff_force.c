@@ -185,6 +185,20 @@ void hf_dirty(struct hf *hf)
 		fail("pwrite %s: %s", hf->path, strerror(errno));
 }
 
+void hf_queue_fsync(struct hf *hf, unsigned long long user_data)
+{
+	struct io_uring_sqe *sqe;
+
+	hf_dirty(hf);
+	sqe = io_uring_get_sqe(&hf->ring);
+	if (!sqe)
+		fail("no SQE");
+	io_uring_prep_fsync(sqe, hf->fd, 0);
+	sqe->user_data = user_data;
+	io_uring_smp_store_release(hf->ring.sq.ktail, hf->ring.sq.sqe_tail);
+	hf->ring.sq.sqe_head = hf->ring.sq.sqe_tail;
+}
+
 void hf_warm(struct io_uring *ring)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);

@@ -50,6 +50,13 @@ int hf_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags);
 /* the SQE is already queued and maybe submitted: reap exactly one CQE */
 int hf_reap_one(struct io_uring *ring, unsigned long long user_data);
 /*
+ * Dirty the file and queue an fsync of it with @user_data, as
+ * io_uring_submit() would short of entering the kernel: for a test that
+ * makes the io_uring_enter() syscall itself (to_submit 1, min_complete 1,
+ * GETEVENTS), from asm, to set registers around it. hf_reap_one() after.
+ */
+void hf_queue_fsync(struct hf *hf, unsigned long long user_data);
+/*
  * The forced blocking submit: dirty the file, read "handoffs", fsync with
  * @sqe_flags, check the CQE is 0. Returns the "handoffs" value from before,
  * for expect_handoff() once the caller has done its checks.

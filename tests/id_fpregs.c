@@ -29,6 +29,11 @@
 #include "common.h"
 #include "handoff_force.h"
 
+#if defined(__x86_64__) || defined(__aarch64__)
+/* one blocking submit, below the architectures' parts */
+static void run(unsigned int variant, const char *who);
+#endif
+
 #ifdef __x86_64__
 #include <sys/syscall.h>
 
@@ -143,11 +148,13 @@ static void fill(struct fp_io *io, int fd)
 	io->fd = fd;
 }
 
-static void compare(const struct fp_io *io, int vec_bytes, const char *who)
+static void compare(const struct fp_io *io, unsigned int avx,
+		    const char *who)
 {
 	static const char * const gpr[NR_GPR] = {
 		"rbx", "rbp", "r12", "r13", "r14", "r15",
 	};
+	int vec_bytes = avx ? 32 : 16;
 	int i;
 
 	for (i = 0; i < NR_GPR; i++)
@@ -163,47 +170,17 @@ static void compare(const struct fp_io *io, int vec_bytes, const char *who)
 		     io->mxcsr_in);
 }
 
-static void run(int avx, const char *who)
+/* @avx: 0 for the SSE registers, 1 for all of AVX's */
+static void fp_enter(struct fp_io *io, unsigned int avx)
 {
-	struct io_uring_sqe *sqe;
-	struct fp_io io;
-	long long ho;
-	struct hf hf;
-	int res;
-
-	hf_init(&hf, "id_fpregs");
-	hf_dirty(&hf);
-	sqe = io_uring_get_sqe(&hf.ring);
-	if (!sqe)
-		fail("no SQE");
-	io_uring_prep_fsync(sqe, hf.fd, 0);
-	sqe->user_data = 0xf9;
-	/* what io_uring_submit() would do, short of entering the kernel */
-	io_uring_smp_store_release(hf.ring.sq.ktail, hf.ring.sq.sqe_tail);
-	hf.ring.sq.sqe_head = hf.ring.sq.sqe_tail;
-	fill(&io, hf.ring.ring_fd);
-
-	ho = handoff_counter("handoffs");
 	if (avx)
-		fp_enter_avx(&io);
+		fp_enter_avx(io);
 	else
-		fp_enter_sse(&io);
-	if (io.ret != 1)
-		fail("%s: io_uring_enter returned %ld, expected 1", who,
-		     io.ret);
-	res = hf_reap_one(&hf.ring, 0xf9);
-	if (res)
-		fail("%s: fsync res %d (%s), expected 0", who, res,
-		     strerror(-res));
-
-	compare(&io, avx ? 32 : 16, who);
-	expect_handoff(ho);
-	hf_exit(&hf);
+		fp_enter_sse(io);
 }
 
-static void *check(void *arg)
+static void check_arch(const char *who)
 {
-	const char *who = arg ? "leader" : "thread";
 	char name[32];
 
 	snprintf(name, sizeof(name), "%s, sse", who);
@@ -212,13 +189,6 @@ static void *check(void *arg)
 		snprintf(name, sizeof(name), "%s, avx", who);
 		run(1, name);
 	}
-	return NULL;
-}
-
-int main(void)
-{
-	run_leader_and_thread(check);
-	return T_PASS;
 }
 #elif defined(__aarch64__)
 #include <sys/auxv.h>
@@ -412,47 +382,16 @@ static void compare(const struct fp_io *io, unsigned int vl, const char *who)
 }
 
 /* @vl: 0 for the FPSIMD registers only, else the SVE vector length */
-static void run(unsigned int vl, const char *who)
+static void fp_enter(struct fp_io *io, unsigned int vl)
 {
-	struct io_uring_sqe *sqe;
-	struct fp_io io;
-	long long ho;
-	struct hf hf;
-	int res;
-
-	hf_init(&hf, "id_fpregs");
-	hf_dirty(&hf);
-	sqe = io_uring_get_sqe(&hf.ring);
-	if (!sqe)
-		fail("no SQE");
-	io_uring_prep_fsync(sqe, hf.fd, 0);
-	sqe->user_data = 0xf9;
-	/* what io_uring_submit() would do, short of entering the kernel */
-	io_uring_smp_store_release(hf.ring.sq.ktail, hf.ring.sq.sqe_tail);
-	hf.ring.sq.sqe_head = hf.ring.sq.sqe_tail;
-	fill(&io, hf.ring.ring_fd);
-
-	ho = handoff_counter("handoffs");
 	if (vl)
-		fp_enter_sve(&io);
+		fp_enter_sve(io);
 	else
-		fp_enter_fpsimd(&io);
-	if (io.ret != 1)
-		fail("%s: io_uring_enter returned %ld, expected 1", who,
-		     io.ret);
-	res = hf_reap_one(&hf.ring, 0xf9);
-	if (res)
-		fail("%s: fsync res %d (%s), expected 0", who, res,
-		     strerror(-res));
-
-	compare(&io, vl, who);
-	expect_handoff(ho);
-	hf_exit(&hf);
+		fp_enter_fpsimd(io);
 }
 
-static void *check(void *arg)
+static void check_arch(const char *who)
 {
-	const char *who = arg ? "leader" : "thread";
 	char name[32];
 	int vl;
 
@@ -463,12 +402,49 @@ static void *check(void *arg)
 		if (vl < 16 || vl > Z_MAX)
 			fail("PR_SVE_GET_VL: %d", vl);
 		snprintf(name, sizeof(name), "%s, sve", who);
-		if (arg)
+		if (!strcmp(who, "leader"))
 			fprintf(stderr, "note: SVE, %d byte vectors\n", vl);
 		run(vl, name);
 		if ((prctl(PR_SVE_GET_VL) & PR_SVE_VL_LEN_MASK) != vl)
 			fail("%s: the SVE vector length changed", who);
 	}
+}
+#endif
+
+#if defined(__x86_64__) || defined(__aarch64__)
+/*
+ * One blocking submit from the arch's asm function, @variant picks which
+ * registers (see fp_enter()): they and the syscall's result must be right.
+ */
+static void run(unsigned int variant, const char *who)
+{
+	struct fp_io io;
+	long long ho;
+	struct hf hf;
+	int res;
+
+	hf_init(&hf, "id_fpregs");
+	hf_queue_fsync(&hf, 0xf9);
+	fill(&io, hf.ring.ring_fd);
+
+	ho = handoff_counter("handoffs");
+	fp_enter(&io, variant);
+	if (io.ret != 1)
+		fail("%s: io_uring_enter returned %ld, expected 1", who,
+		     io.ret);
+	res = hf_reap_one(&hf.ring, 0xf9);
+	if (res)
+		fail("%s: fsync res %d (%s), expected 0", who, res,
+		     strerror(-res));
+
+	compare(&io, variant, who);
+	expect_handoff(ho);
+	hf_exit(&hf);
+}
+
+static void *check(void *arg)
+{
+	check_arch(arg ? "leader" : "thread");
 	return NULL;
 }
 

@@ -87,22 +87,13 @@ __asm__("\t.text\n"
  */
 static void check_tpidr(struct hf *hf, const char *who)
 {
-	struct io_uring_sqe *sqe;
 	struct tp_io io = { 0 };
 	long long ho;
 	int res;
 
 	/* the first submit's handoff: wait for a worker to take this one */
 	hf_wait_idle_worker();
-	hf_dirty(hf);
-	sqe = io_uring_get_sqe(&hf->ring);
-	if (!sqe)
-		fail("no SQE");
-	io_uring_prep_fsync(sqe, hf->fd, 0);
-	sqe->user_data = 0x7b;
-	/* what io_uring_submit() would do, short of entering the kernel */
-	io_uring_smp_store_release(hf->ring.sq.ktail, hf->ring.sq.sqe_tail);
-	hf->ring.sq.sqe_head = hf->ring.sq.sqe_tail;
+	hf_queue_fsync(hf, 0x7b);
 	io.tp_in = 0x5eed7b1d00UL ^ (unsigned long)gettid();
 	io.fd = hf->ring.ring_fd;
 
