@@ -30,13 +30,16 @@
  *  (j) speculative store bypass force-disabled (PR_SPEC_FORCE_DISABLE) by
  *      a thread that had it disabled when its worker was forked: the
  *      worker's TIF_SSBD agrees, only the force bit in atomic_flags
- *      doesn't. It must still read force-disabled afterwards.
+ *      doesn't. It must still read force-disabled afterwards;
+ *  (k) arm64 SME with ZA on (SMSTART ZA, one vector of ZA set): it must
+ *      read back the same after the blocking submit.
  *
  * A case whose state the kernel can't arm is skipped: (c) without perf
  * events, (f) without CONFIG_X86_IOPL_IOPERM or off x86, (h) unless booted
  * with l1d_flush=on on hardware that has it, (i) without CONFIG_SCHED_CORE
  * or SMT, (a) without CONFIG_GENERIC_ENTRY, (e) where RT is not permitted,
- * (j) on a CPU not affected or without the prctl mitigation mode.
+ * (j) on a CPU not affected or without the prctl mitigation mode, (k) off
+ * arm64 or without SME.
  * The test passes if the others pass (stderr names the skipped ones), and
  * skips if all are skipped. Needs root. Blocking is forced by fsync of
  * dirty data on ext4, see handoff_force.c.
@@ -64,6 +67,10 @@
 #include <sys/wait.h>
 #if defined(__x86_64__)
 #include <sys/io.h>
+#endif
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
 #endif
 #include "common.h"
 #include "handoff_force.h"
@@ -691,6 +698,75 @@ static void *ssb_force_disable(void *arg)
 	return NULL;
 }
 
+/* (k) arm64 SME, ZA on */
+
+#if defined(__aarch64__)
+#define ZA_ROW_MAX	256
+
+/*
+ * ZA array vector 0, in from @in or out to @out: LDR/STR (array vector),
+ * which the ABI's lazy ZA save uses outside streaming mode as well
+ */
+static void za_row_load(const unsigned char *in)
+{
+	__asm__ volatile(".arch_extension sme\n"
+			 "\tmov w12, #0\n"
+			 "\tldr za[w12, 0], [%0]\n"
+			 : : "r"(in) : "w12", "memory");
+}
+
+static void za_row_store(unsigned char *out)
+{
+	__asm__ volatile(".arch_extension sme\n"
+			 "\tmov w12, #0\n"
+			 "\tstr za[w12, 0], [%0]\n"
+			 : : "r"(out) : "w12", "memory");
+}
+
+static void *sme_za(void *arg)
+{
+	const char *what = "(k) SME, ZA on";
+	unsigned char in[ZA_ROW_MAX], out[ZA_ROW_MAX];
+	unsigned int i, svl;
+	struct refusal r;
+	struct hf hf;
+
+	(void)arg;
+	if (!(getauxval(AT_HWCAP2) & HWCAP2_SME)) {
+		case_skip("%s: no SME", what);
+		return NULL;
+	}
+	svl = prctl(PR_SME_GET_VL) & PR_SME_VL_LEN_MASK;
+	if (svl < 16 || svl > ZA_ROW_MAX)
+		fail("%s: PR_SME_GET_VL: %u", what, svl);
+	for (i = 0; i < svl; i++)
+		in[i] = (i * 29 + 0x17) & 0xff;
+	memset(out, 0, sizeof(out));
+	hf_init(&hf, NAME);
+	/* ZA on, streaming mode off: the rest of the code runs as usual */
+	__asm__ volatile(".arch_extension sme\n\tsmstart za" : : : "memory");
+	za_row_load(in);
+
+	refused_block(&hf, &r, "sme");
+
+	za_row_store(out);
+	__asm__ volatile(".arch_extension sme\n\tsmstop za" : : : "memory");
+	if (memcmp(in, out, svl))
+		fail("%s: ZA vector 0 changed", what);
+	expect_refused(what, &r);
+	passed++;
+	hf_exit(&hf);
+	return NULL;
+}
+#else
+static void *sme_za(void *arg)
+{
+	(void)arg;
+	case_skip("(k) SME, ZA on: arm64 only");
+	return NULL;
+}
+#endif
+
 int main(void)
 {
 	if (geteuid())
@@ -706,6 +782,7 @@ int main(void)
 	run_in_thread(l1d_flush, NULL);
 	run_in_thread(sched_core, NULL);
 	run_in_thread(ssb_force_disable, NULL);
+	run_in_thread(sme_za, NULL);
 	if (!passed)
 		skip("no state could be armed: %s", skipped);
 	if (*skipped)
