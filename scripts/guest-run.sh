@@ -75,7 +75,7 @@ run_one() {	# phase name cmd...
 }
 
 # The tests of the ring phases: those whose rings are IOUH_RING's kind
-# (tests/common.h), the identity suite and the exactness of results. The
+# (tests/helpers.h), the identity suite and the exactness of results. The
 # window_* tests act on the tid, whatever the ring: once is enough.
 RING_TESTS="id_* cqe_exact batch_tail inline_issue restart_cqe
 	cancel_handed_off"

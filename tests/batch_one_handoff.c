@@ -6,7 +6,7 @@
  * after the other would run the batch serialized, each costing a move.
  *
  * NR FIFO opens (O_RDONLY | O_CREAT: force-async, and each sleeps until its
- * writer comes, see handoff_force.h) in one io_uring_enter(), with policy
+ * writer comes, see helpers.h) in one io_uring_enter(), with policy
  * "inline" and no batch budget so that nothing but this rule can stop a
  * second handoff, and NR idle io-wq workers made beforehand (NR IOSQE_ASYNC
  * opens of other FIFOs, released) so that each request of the batch would
@@ -22,8 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <liburing.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define NR	4
 
@@ -31,7 +30,7 @@
 static void open_batch(struct io_uring *ring, const char *name,
 		       unsigned int sqe_flags, int ms)
 {
-	struct hf_fifo f[NR];
+	struct t_fifo f[NR];
 	unsigned long long ud;
 	char fname[64];
 	int i, ret, res, seen = 0;
@@ -40,28 +39,28 @@ static void open_batch(struct io_uring *ring, const char *name,
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 		snprintf(fname, sizeof(fname), "%s.%d", name, i);
-		hf_fifo_init(&f[i], fname);
+		t_fifo_init(&f[i], fname);
 		if (!sqe)
-			fail("SQ ring full at %d", i);
-		hf_fifo_prep_open(&f[i], sqe, i);
+			t_fail("SQ ring full at %d", i);
+		t_fifo_prep_open(&f[i], sqe, i);
 		sqe->flags |= sqe_flags;
-		hf_fifo_release_after(&f[i], ms);
+		t_fifo_release_after(&f[i], ms);
 	}
 	do {
 		ret = io_uring_submit(ring);
 	} while (ret == -EINTR);
 	if (ret != NR)
-		fail("%s: submit %d of %d", name, ret, NR);
+		t_fail("%s: submit %d of %d", name, ret, NR);
 	for (i = 0; i < NR; i++) {
-		if (!hf_wait_cqe_ms(ring, 20000, &ud, &res))
-			fail("%s: %d of %d opens completed", name, i, NR);
+		if (!t_wait_cqe_ms(ring, 20000, &ud, &res))
+			t_fail("%s: %d of %d opens completed", name, i, NR);
 		if (ud >= NR || seen & (1 << ud))
-			fail("%s: a CQE with user_data %llu", name, ud);
+			t_fail("%s: a CQE with user_data %llu", name, ud);
 		seen |= 1 << ud;
-		hf_fifo_check_fd(&f[ud], res);
+		t_fifo_check_fd(&f[ud], res);
 	}
 	for (i = 0; i < NR; i++)
-		hf_fifo_exit(&f[i]);
+		t_fifo_exit(&f[i]);
 }
 
 static void test_batch_one_handoff(struct io_uring *ring)
@@ -70,18 +69,18 @@ static void test_batch_one_handoff(struct io_uring *ring)
 
 	/* NR workers, each blocked in an open, then idle */
 	open_batch(ring, "batch_one_handoff.warm", IOSQE_ASYNC, 200);
-	hf_wait_idle_worker();
-	ho = handoff_counter("handoffs");
-	fb = handoff_counter("fallback_batch");
+	t_wait_idle_worker();
+	ho = t_counter("handoffs");
+	fb = t_counter("fallback_batch");
 	open_batch(ring, "batch_one_handoff", 0, 500);
-	if (!mode_handoff())
+	if (!t_mode_handoff())
 		return;
-	expect_handoff(ho);
-	if (handoff_counter("handoffs") - ho != 1 ||
-	    handoff_counter("fallback_batch") - fb != NR - 1)
-		fail("%d blocking opens in one call: %lld handoffs, %lld punted by fallback_batch; expected 1 and %d",
-		     NR, handoff_counter("handoffs") - ho,
-		     handoff_counter("fallback_batch") - fb, NR - 1);
+	t_expect_handoff(ho);
+	if (t_counter("handoffs") - ho != 1 ||
+	    t_counter("fallback_batch") - fb != NR - 1)
+		t_fail("%d blocking opens in one call: %lld handoffs, %lld punted by fallback_batch; expected 1 and %d",
+		     NR, t_counter("handoffs") - ho,
+		     t_counter("fallback_batch") - fb, NR - 1);
 }
 
 int main(void)
@@ -90,19 +89,19 @@ int main(void)
 	struct io_uring ring;
 	int ret;
 
-	ret = test_queue_init(2 * NR, &ring, 0);
+	ret = t_queue_init(2 * NR, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
-	if (mode_handoff()) {
-		handoff_setting_get("policy", policy, sizeof(policy));
-		handoff_setting_get("batch_budget_us", budget, sizeof(budget));
-		handoff_setting_set("policy", "inline");
-		handoff_setting_set("batch_budget_us", "0");
+		t_fail("queue_init: %s", strerror(-ret));
+	if (t_mode_handoff()) {
+		t_setting_get("policy", policy, sizeof(policy));
+		t_setting_get("batch_budget_us", budget, sizeof(budget));
+		t_setting_set("policy", "inline");
+		t_setting_set("batch_budget_us", "0");
 	}
 	test_batch_one_handoff(&ring);
-	if (mode_handoff()) {
-		handoff_setting_set("batch_budget_us", budget);
-		handoff_setting_set("policy", policy);
+	if (t_mode_handoff()) {
+		t_setting_set("batch_budget_us", budget);
+		t_setting_set("policy", policy);
 	}
 	io_uring_queue_exit(&ring);
 	return T_PASS;

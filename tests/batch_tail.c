@@ -21,8 +21,7 @@
  */
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define NOP_UD		1ULL
 #define FIFO_UD		2ULL
@@ -36,56 +35,56 @@ static void batch(int fifo_first, const char *what)
 {
 	struct io_uring_sqe *sqe;
 	unsigned long long ud;
-	struct hf_fifo f;
-	struct hf hf;
+	struct t_fifo f;
+	struct t_force tf;
 	int i, ret, res;
 	long long t;
 
-	hf_init(&hf, "batch_tail");
-	hf_fifo_init(&f, "batch_tail");
+	t_force_init(&tf, "batch_tail");
+	t_fifo_init(&f, "batch_tail");
 	for (i = 0; i < 2; i++) {
-		sqe = io_uring_get_sqe(&hf.ring);
+		sqe = io_uring_get_sqe(&tf.ring);
 		if (!sqe)
-			fail("no SQE");
+			t_fail("no SQE");
 		if ((i == 0) == !!fifo_first) {
-			hf_fifo_prep_open(&f, sqe, FIFO_UD);
+			t_fifo_prep_open(&f, sqe, FIFO_UD);
 		} else {
 			io_uring_prep_nop(sqe);
 			io_uring_sqe_set_data64(sqe, NOP_UD);
 		}
 	}
-	hf_fifo_release_after(&f, RELEASE_MS);
-	t = hf_now_ms();
-	ret = io_uring_submit(&hf.ring);
-	t = hf_now_ms() - t;
+	t_fifo_release_after(&f, RELEASE_MS);
+	t = t_now_ms();
+	ret = io_uring_submit(&tf.ring);
+	t = t_now_ms() - t;
 	if (ret != 2)
-		fail("%s: submit returned %d, expected 2", what, ret);
+		t_fail("%s: submit returned %d, expected 2", what, ret);
 	if (t > SUBMIT_MAX_MS)
-		fail("%s: submit took %lld ms (max %d), the open blocked in place",
+		t_fail("%s: submit took %lld ms (max %d), the open blocked in place",
 		     what, t, SUBMIT_MAX_MS);
 
-	if (!hf_wait_cqe_ms(&hf.ring, NOP_MAX_MS, &ud, &res))
-		fail("%s: no CQE for the NOP within %d ms", what, NOP_MAX_MS);
+	if (!t_wait_cqe_ms(&tf.ring, NOP_MAX_MS, &ud, &res))
+		t_fail("%s: no CQE for the NOP within %d ms", what, NOP_MAX_MS);
 	if (ud != NOP_UD)
-		fail("%s: CQE user_data %#llx res %d before the NOP's, without a writer",
+		t_fail("%s: CQE user_data %#llx res %d before the NOP's, without a writer",
 		     what, ud, res);
 	if (res)
-		fail("%s: NOP res %d, expected 0", what, res);
-	if (hf_wait_cqe_ms(&hf.ring, 0, &ud, &res))
-		fail("%s: CQE user_data %#llx res %d without a writer",
+		t_fail("%s: NOP res %d, expected 0", what, res);
+	if (t_wait_cqe_ms(&tf.ring, 0, &ud, &res))
+		t_fail("%s: CQE user_data %#llx res %d without a writer",
 		     what, ud, res);
 
-	hf_fifo_release_now(&f);
-	if (!hf_wait_cqe_ms(&hf.ring, REAP_MS, &ud, &res))
-		fail("%s: no CQE for the open %d ms after the writer was released",
+	t_fifo_release_now(&f);
+	if (!t_wait_cqe_ms(&tf.ring, REAP_MS, &ud, &res))
+		t_fail("%s: no CQE for the open %d ms after the writer was released",
 		     what, REAP_MS);
 	if (ud != FIFO_UD)
-		fail("%s: CQE user_data %#llx, expected the open's", what, ud);
-	hf_fifo_check_fd(&f, res);
-	if (hf_wait_cqe_ms(&hf.ring, 50, &ud, &res))
-		fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
-	hf_fifo_exit(&f);
-	hf_exit(&hf);
+		t_fail("%s: CQE user_data %#llx, expected the open's", what, ud);
+	t_fifo_check_fd(&f, res);
+	if (t_wait_cqe_ms(&tf.ring, 50, &ud, &res))
+		t_fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
+	t_fifo_exit(&f);
+	t_force_exit(&tf);
 }
 
 /* the blocking SQE is the batch's last */
@@ -106,7 +105,7 @@ static void *test_open_first(void *arg)
 
 int main(void)
 {
-	run_in_thread(test_open_last, NULL);
-	run_in_thread(test_open_first, NULL);
+	t_run_in_thread(test_open_last, NULL);
+	t_run_in_thread(test_open_first, NULL);
 	return T_PASS;
 }

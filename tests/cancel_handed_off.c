@@ -34,8 +34,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define OPEN_UD		0xf1f0ULL
 #define CANCEL_UD	0xca9cULL
@@ -52,7 +51,7 @@
 #define REAP_MS		5000
 
 /* submit the FIFO open with the guard writer armed, it must be quick */
-static void submit_open(struct io_uring *ring, struct hf_fifo *f,
+static void submit_open(struct io_uring *ring, struct t_fifo *f,
 			const char *what)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
@@ -61,22 +60,22 @@ static void submit_open(struct io_uring *ring, struct hf_fifo *f,
 	int ret;
 
 	if (!sqe)
-		fail("%s: no SQE", what);
-	hf_fifo_prep_open(f, sqe, OPEN_UD);
-	hf_fifo_release_after(f, GUARD_MS);
-	t = hf_now_ms();
+		t_fail("%s: no SQE", what);
+	t_fifo_prep_open(f, sqe, OPEN_UD);
+	t_fifo_release_after(f, GUARD_MS);
+	t = t_now_ms();
 	ret = io_uring_submit(ring);
-	t = hf_now_ms() - t;
+	t = t_now_ms() - t;
 	if (ret != 1)
-		fail("%s: submit returned %d, expected 1", what, ret);
+		t_fail("%s: submit returned %d, expected 1", what, ret);
 	if (t > SUBMIT_MAX_MS)
-		fail("%s: submit took %lld ms (max %d), the open blocked in place",
+		t_fail("%s: submit took %lld ms (max %d), the open blocked in place",
 		     what, t, SUBMIT_MAX_MS);
 	usleep(PENDING_MS * 1000);
 
 	/* without a writer nothing can have completed */
-	if (hf_wait_cqe_ms(ring, 0, &ud, &ret))
-		fail("%s: CQE user_data %#llx res %d without a writer",
+	if (t_wait_cqe_ms(ring, 0, &ud, &ret))
+		t_fail("%s: CQE user_data %#llx res %d without a writer",
 		     what, ud, ret);
 }
 
@@ -100,28 +99,28 @@ static void *test_async_cancel(void *arg)
 	const char *what = "async cancel";
 	struct io_uring_sqe *sqe;
 	unsigned long long ud;
-	struct hf_fifo f;
+	struct t_fifo f;
 	long long end;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "cancel_handed_off");
-	hf_fifo_init(&f, "cancel_handed_off");
-	submit_open(&hf.ring, &f, what);
+	t_force_init(&tf, "cancel_handed_off");
+	t_fifo_init(&f, "cancel_handed_off");
+	submit_open(&tf.ring, &f, what);
 
-	sqe = io_uring_get_sqe(&hf.ring);
+	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)
-		fail("no SQE");
+		t_fail("no SQE");
 	io_uring_prep_cancel64(sqe, OPEN_UD, 0);
 	io_uring_sqe_set_data64(sqe, CANCEL_UD);
-	res = io_uring_submit(&hf.ring);
+	res = io_uring_submit(&tf.ring);
 	if (res != 1)
-		fail("%s: submit of the cancel returned %d", what, res);
+		t_fail("%s: submit of the cancel returned %d", what, res);
 
-	end = hf_now_ms() + CANCEL_MAX_MS;
+	end = t_now_ms() + CANCEL_MAX_MS;
 	while (!got_cancel || !got_open) {
-		long long left = end - hf_now_ms();
+		long long left = end - t_now_ms();
 
-		if (left < 0 || !hf_wait_cqe_ms(&hf.ring, left, &ud, &res))
+		if (left < 0 || !t_wait_cqe_ms(&tf.ring, left, &ud, &res))
 			break;
 		if (ud == CANCEL_UD && !got_cancel) {
 			got_cancel = 1;
@@ -130,23 +129,23 @@ static void *test_async_cancel(void *arg)
 			got_open = 1;
 			open_res = res;
 		} else {
-			fail("%s: unexpected CQE user_data %#llx res %d",
+			t_fail("%s: unexpected CQE user_data %#llx res %d",
 			     what, ud, res);
 		}
 	}
 	if (!got_open) {
 		/* release the reader, to leave nothing blocked behind */
-		hf_fifo_release_now(&f);
-		hf_wait_cqe_ms(&hf.ring, REAP_MS, &ud, &res);
+		t_fifo_release_now(&f);
+		t_wait_cqe_ms(&tf.ring, REAP_MS, &ud, &res);
 		if (got_cancel)
-			fail("%s: the open still waited %d ms after the cancel, which returned %d",
+			t_fail("%s: the open still waited %d ms after the cancel, which returned %d",
 			     what, CANCEL_MAX_MS, cancel_res);
-		fail("%s: neither the cancel nor the open completed in %d ms",
+		t_fail("%s: neither the cancel nor the open completed in %d ms",
 		     what, CANCEL_MAX_MS);
 	}
-	hf_fifo_release_cancel(&f);
+	t_fifo_release_cancel(&f);
 	if (!got_cancel)
-		fail("%s: no CQE for the cancel", what);
+		t_fail("%s: no CQE for the cancel", what);
 	/*
 	 * Stock 7.2 too, now and then, has the open on io-wq interrupted
 	 * (-ERESTARTSYS) before the cancel looks: nothing was cancelled then,
@@ -156,24 +155,24 @@ static void *test_async_cancel(void *arg)
 		fprintf(stderr, "note: %s: the open ended with %d before the cancel, again\n",
 			what, open_res);
 		(*(int *)arg)++;
-		hf_fifo_exit(&f);
-		hf_exit(&hf);
+		t_fifo_exit(&f);
+		t_force_exit(&tf);
 		return NULL;
 	}
 	if (cancel_res != -EALREADY)
-		fail("%s: cancel res %d (%s), expected -EALREADY; the open gave %d",
+		t_fail("%s: cancel res %d (%s), expected -EALREADY; the open gave %d",
 		     what, cancel_res, strerror(-cancel_res), open_res);
 	if (open_res >= 0)
-		fail("%s: the cancelled open returned fd %d", what, open_res);
+		t_fail("%s: the cancelled open returned fd %d", what, open_res);
 	if (!res_name(open_res))
-		fail("%s: the cancelled open returned %d (%s), expected -ERESTARTSYS, -EINTR or -ECANCELED",
+		t_fail("%s: the cancelled open returned %d (%s), expected -ERESTARTSYS, -EINTR or -ECANCELED",
 		     what, open_res, strerror(-open_res));
 	fprintf(stderr, "note: the cancelled openat completed with %d (%s)\n",
 		open_res, res_name(open_res));
-	if (hf_wait_cqe_ms(&hf.ring, 50, &ud, &res))
-		fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
-	hf_fifo_exit(&f);
-	hf_exit(&hf);
+	if (t_wait_cqe_ms(&tf.ring, 50, &ud, &res))
+		t_fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
+	t_fifo_exit(&f);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -193,7 +192,7 @@ static int fifo_sleepers(void)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan",
 			 de->d_name);
-		if (read_text(path, buf, sizeof(buf)))
+		if (t_read_text(path, buf, sizeof(buf)))
 			continue;
 		buf[strcspn(buf, "\n")] = '\0';
 		n += !strcmp(buf, "wait_for_partner") ||
@@ -208,51 +207,51 @@ static void *test_ring_exit(void *arg)
 {
 	const char *what = "ring exit";
 	struct io_uring ring;
-	struct hf_fifo f;
+	struct t_fifo f;
 	int ret, seen, fd;
 	long long t, last;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "cancel_handed_off");
+	t_force_init(&tf, "cancel_handed_off");
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
-	hf_fifo_init(&f, "cancel_handed_off");
+		t_fail("queue_init: %s", strerror(-ret));
+	t_fifo_init(&f, "cancel_handed_off");
 	submit_open(&ring, &f, what);
 	/* the guard must not release the reader, the probe below decides */
-	hf_fifo_release_cancel(&f);
+	t_fifo_release_cancel(&f);
 
 	seen = fifo_sleepers();
 	io_uring_queue_exit(&ring);
-	t = hf_now_ms();
+	t = t_now_ms();
 	if (seen) {
 		/* woken isn't gone: wait until the open has left for a while */
 		last = t;
-		while (hf_now_ms() - last < EXIT_GRACE_MS &&
-		       hf_now_ms() - t < EXIT_MAX_MS) {
+		while (t_now_ms() - last < EXIT_GRACE_MS &&
+		       t_now_ms() - t < EXIT_MAX_MS) {
 			if (fifo_sleepers())
-				last = hf_now_ms();
+				last = t_now_ms();
 			usleep(10 * 1000);
 		}
 	} else {
 		usleep(EXIT_BLIND_MS * 1000);
 	}
-	t = hf_now_ms() - t;
+	t = t_now_ms() - t;
 
 	fd = open(f.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0) {
 		/* it released the reader: let its open finish, then report */
 		usleep(100 * 1000);
 		close(fd);
-		fail("%s: a reader still waited on the FIFO %lld ms after io_uring_queue_exit()",
+		t_fail("%s: a reader still waited on the FIFO %lld ms after io_uring_queue_exit()",
 		     what, t);
 	}
 	if (errno != ENXIO)
-		fail("%s: open of the FIFO for writing: %s, expected ENXIO",
+		t_fail("%s: open of the FIFO for writing: %s, expected ENXIO",
 		     what, strerror(errno));
-	hf_fifo_exit(&f);
-	hf_exit(&hf);
+	t_fifo_exit(&f);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -262,8 +261,8 @@ int main(void)
 
 	do {
 		prev = retries;
-		run_in_thread(test_async_cancel, retries < 3 ? &retries : NULL);
+		t_run_in_thread(test_async_cancel, retries < 3 ? &retries : NULL);
 	} while (retries != prev);
-	run_in_thread(test_ring_exit, NULL);
+	t_run_in_thread(test_ring_exit, NULL);
 	return T_PASS;
 }

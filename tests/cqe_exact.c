@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <liburing.h>
-#include "common.h"
+#include "helpers.h"
 
 #define NR	32
 
@@ -34,14 +34,14 @@ static void run(const char *dir)
 	snprintf(missing, sizeof(missing), "%s/no-such-file", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
-		fail("open %s: %s", path, strerror(errno));
+		t_fail("open %s: %s", path, strerror(errno));
 	memset(buf, 0xa5, sizeof(buf));
 	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &ref))
-		fail("statx: %s", strerror(errno));
+		t_fail("statx: %s", strerror(errno));
 
-	ret = test_queue_init(NR, &ring, 0);
+	ret = t_queue_init(NR, &ring, 0);
 	if (ret)
-		fail("queue_init: %d", ret);
+		t_fail("queue_init: %d", ret);
 
 	for (i = 0; i < NR; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
@@ -49,7 +49,7 @@ static void run(const char *dir)
 		switch (i % 4) {
 		case 0:
 			if (pwrite(fd, buf, sizeof(buf), i * 4096) != sizeof(buf))
-				fail("pwrite: %s", strerror(errno));
+				t_fail("pwrite: %s", strerror(errno));
 			io_uring_prep_fsync(sqe, fd, 0);
 			exp[i].res = 0;
 			break;
@@ -73,7 +73,7 @@ static void run(const char *dir)
 	}
 	ret = io_uring_submit_and_wait(&ring, NR);
 	if (ret != NR)
-		fail("submit: %d", ret);
+		t_fail("submit: %d", ret);
 
 	for (i = 0; i < NR; i++) {
 		struct io_uring_cqe *cqe;
@@ -81,17 +81,17 @@ static void run(const char *dir)
 
 		ret = io_uring_wait_cqe(&ring, &cqe);
 		if (ret)
-			fail("wait_cqe %d: %d", i, ret);
+			t_fail("wait_cqe %d: %d", i, ret);
 		ud = cqe->user_data;
 		if (ud >= NR)
-			fail("bogus user_data %u", ud);
+			t_fail("bogus user_data %u", ud);
 		if (exp[ud].seen++)
-			fail("second CQE for user_data %u", ud);
+			t_fail("second CQE for user_data %u", ud);
 		if (cqe->res != exp[ud].res)
-			fail("user_data %u: res %d, expected %d", ud, cqe->res,
+			t_fail("user_data %u: res %d, expected %d", ud, cqe->res,
 			     exp[ud].res);
 		if (ud % 4 == 1 && stx[ud].stx_ino != ref.stx_ino)
-			fail("statx %u: ino %llu, expected %llu", ud,
+			t_fail("statx %u: ino %llu, expected %llu", ud,
 			     (unsigned long long)stx[ud].stx_ino,
 			     (unsigned long long)ref.stx_ino);
 		io_uring_cqe_seen(&ring, cqe);
@@ -101,7 +101,7 @@ static void run(const char *dir)
 		struct io_uring_cqe *cqe;
 
 		if (!io_uring_peek_cqe(&ring, &cqe))
-			fail("extra CQE, user_data %llu",
+			t_fail("extra CQE, user_data %llu",
 			     (unsigned long long)cqe->user_data);
 	}
 	io_uring_queue_exit(&ring);
@@ -111,7 +111,7 @@ static void run(const char *dir)
 
 int main(void)
 {
-	run(test_dir("IOUH_TMPFS"));
-	run(test_dir("IOUH_EXT4"));
+	run(t_dir("IOUH_TMPFS"));
+	run(t_dir("IOUH_EXT4"));
 	return T_PASS;
 }

@@ -7,7 +7,7 @@
  * (which stays in D), moves itself into T, does a blocking fsync with a
  * handoff in mode handoff, and reads /proc/thread-self/cgroup: it must
  * still name T. The other threads stay in D. Blocking is forced by fsync of
- * dirty data on ext4, see handoff_force.c.
+ * dirty data on ext4, see helpers.c.
  *
  * Fails on a module that doesn't move the cgroup with the identity: the
  * thread comes back in D, where its new task_struct, the worker, was.
@@ -20,8 +20,7 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 static char mnt[256], dom[300], thr[320];
 static pid_t owner;
@@ -34,15 +33,15 @@ static void write_file(const char *dir, const char *file, const char *val)
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		fail("writing %s to %s: %s", val, path, strerror(errno));
+		t_fail("writing %s to %s: %s", val, path, strerror(errno));
 	close(fd);
 }
 
 /* "0::/path" of the calling thread, newline stripped */
 static void thread_cgroup(char *buf, size_t len)
 {
-	if (read_text("/proc/thread-self/cgroup", buf, len))
-		fail("reading /proc/thread-self/cgroup: %s", strerror(errno));
+	if (t_read_text("/proc/thread-self/cgroup", buf, len))
+		t_fail("reading /proc/thread-self/cgroup: %s", strerror(errno));
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
@@ -64,20 +63,20 @@ static void setup(void)
 {
 	char pid[32];
 
-	snprintf(mnt, sizeof(mnt), "%s/cgroup2.%d", test_dir("IOUH_TMPFS"),
+	snprintf(mnt, sizeof(mnt), "%s/cgroup2.%d", t_dir("IOUH_TMPFS"),
 		 (int)getpid());
 	if (mkdir(mnt, 0700))
-		fail("mkdir %s: %s", mnt, strerror(errno));
+		t_fail("mkdir %s: %s", mnt, strerror(errno));
 	if (mount("none", mnt, "cgroup2", 0, NULL)) {
 		rmdir(mnt);
-		skip("mount cgroup2: %s", strerror(errno));
+		t_skip("mount cgroup2: %s", strerror(errno));
 	}
 	owner = getpid();
 	atexit(cleanup);
 	snprintf(dom, sizeof(dom), "%s/iouh-dom", mnt);
 	snprintf(thr, sizeof(thr), "%s/thr", dom);
 	if (mkdir(dom, 0755) || mkdir(thr, 0755))
-		fail("mkdir %s: %s", thr, strerror(errno));
+		t_fail("mkdir %s: %s", thr, strerror(errno));
 	write_file(thr, "cgroup.type", "threaded");
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	write_file(dom, "cgroup.procs", pid);
@@ -87,25 +86,25 @@ static void *check(void *arg)
 {
 	char tid[32], want[64], got[256];
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
 	/* the worker is forked here, in the domain cgroup */
-	hf_init(&hf, "id_cgroup_threaded");
+	t_force_init(&tf, "id_cgroup_threaded");
 	snprintf(tid, sizeof(tid), "%d", gettid());
 	write_file(thr, "cgroup.threads", tid);
 	snprintf(want, sizeof(want), "0::/iouh-dom/thr");
 	thread_cgroup(got, sizeof(got));
 	if (strcmp(got, want))
-		fail("before the submit: %s, expected %s", got, want);
+		t_fail("before the submit: %s, expected %s", got, want);
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	thread_cgroup(got, sizeof(got));
 	if (strcmp(got, want))
-		fail("after the submit: %s, expected %s", got, want);
-	expect_handoff(ho);
-	hf_exit(&hf);
+		t_fail("after the submit: %s, expected %s", got, want);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	/* back to the domain, for the next run */
 	write_file(dom, "cgroup.threads", tid);
 	return NULL;
@@ -114,6 +113,6 @@ static void *check(void *arg)
 int main(void)
 {
 	setup();
-	run_leader_and_thread(check);
+	t_run_leader_and_thread(check);
 	return T_PASS;
 }

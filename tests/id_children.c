@@ -7,7 +7,7 @@
  * exit status once released. Done from a non-leader thread and from the
  * group leader of a forked test process, whose own exit must then still be
  * reported to us with its status. Blocking is forced by fsync of dirty data
- * on ext4, see handoff_force.c.
+ * on ext4, see helpers.c.
  *
  * Fails on a kernel that leaves ->children (and the children's
  * ->real_parent) on the task that blocked: waitpid(__WNOTHREAD) returns
@@ -21,50 +21,49 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define CHILD_CODE	42
 #define LEADER_CODE	0
 
 static void fork_and_reap(const char *who)
 {
-	struct hf hf;
+	struct t_force tf;
 	long long ho;
 	pid_t pid, ret;
 	int p[2], st;
 	char c;
 
-	hf_init(&hf, "id_children");
+	t_force_init(&tf, "id_children");
 	if (pipe(p))
-		fail("pipe: %s", strerror(errno));
+		t_fail("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid) {
 		close(p[1]);
 		_exit(read(p[0], &c, 1) == 1 ? CHILD_CODE : 3);
 	}
 	close(p[0]);
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	ret = waitpid(pid, &st, WNOHANG | __WNOTHREAD);
 	if (ret)
-		fail("%s: waitpid(WNOHANG) of the live child: %d (%s)", who,
+		t_fail("%s: waitpid(WNOHANG) of the live child: %d (%s)", who,
 		     ret, ret < 0 ? strerror(errno) : "reaped early");
 	if (write(p[1], "x", 1) != 1)
-		fail("write: %s", strerror(errno));
+		t_fail("write: %s", strerror(errno));
 	close(p[1]);
 	ret = waitpid(pid, &st, __WNOTHREAD);
 	if (ret != pid)
-		fail("%s: waitpid(__WNOTHREAD): %d (%s)", who, ret,
+		t_fail("%s: waitpid(__WNOTHREAD): %d (%s)", who, ret,
 		     ret < 0 ? strerror(errno) : "wrong pid");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != CHILD_CODE)
-		fail("%s: child status %#x, expected exit %d", who, st,
+		t_fail("%s: child status %#x, expected exit %d", who, st,
 		     CHILD_CODE);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 }
 
 static void *thread_fn(void *arg)
@@ -83,7 +82,7 @@ static void leader_part(void)
 
 	pid = fork();
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid) {
 		alarm(25);
 		fork_and_reap("leader");
@@ -94,15 +93,15 @@ static void leader_part(void)
 		if (ret == pid)
 			break;
 		if (ret)
-			fail("waitpid test process: %s", strerror(errno));
+			t_fail("waitpid test process: %s", strerror(errno));
 		nanosleep(&ms, NULL);
 	}
 	if (ret != pid)
-		fail("test process %d never reported its exit", pid);
+		t_fail("test process %d never reported its exit", pid);
 	if (WIFSIGNALED(st))
-		fail("test process killed by signal %d", WTERMSIG(st));
+		t_fail("test process killed by signal %d", WTERMSIG(st));
 	if (!WIFEXITED(st))
-		fail("test process status %#x", st);
+		t_fail("test process status %#x", st);
 	/* its verdict, it printed why */
 	if (WEXITSTATUS(st) != LEADER_CODE)
 		exit(WEXITSTATUS(st));
@@ -112,6 +111,6 @@ int main(void)
 {
 	/* first, while we are single threaded and have no ring */
 	leader_part();
-	run_in_thread(thread_fn, NULL);
+	t_run_in_thread(thread_fn, NULL);
 	return T_PASS;
 }

@@ -4,7 +4,7 @@
  * and after the submit PR_GET_NAME and /proc/thread-self/comm still give
  * it. Done in a non-leader thread and in the group leader, with different
  * names. Blocking is forced by fsync of dirty data on ext4, see
- * handoff_force.c.
+ * helpers.c.
  *
  * Fails on a kernel that hands off without copying comm: the thread comes
  * back named like the worker, iou-wrk-<tid>.
@@ -13,41 +13,40 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 static void *check(void *arg)
 {
 	const char *name = arg;
 	char got[32], proc[64];
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "id_comm");
+	t_force_init(&tf, "id_comm");
 	if (prctl(PR_SET_NAME, name, 0, 0, 0))
-		fail("PR_SET_NAME: %s", strerror(errno));
+		t_fail("PR_SET_NAME: %s", strerror(errno));
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	memset(got, 0, sizeof(got));
 	if (prctl(PR_GET_NAME, got, 0, 0, 0))
-		fail("PR_GET_NAME: %s", strerror(errno));
+		t_fail("PR_GET_NAME: %s", strerror(errno));
 	if (strcmp(got, name))
-		fail("PR_GET_NAME \"%s\", expected \"%s\"", got, name);
-	if (read_text("/proc/thread-self/comm", proc, sizeof(proc)))
-		fail("read /proc/thread-self/comm: %s", strerror(errno));
+		t_fail("PR_GET_NAME \"%s\", expected \"%s\"", got, name);
+	if (t_read_text("/proc/thread-self/comm", proc, sizeof(proc)))
+		t_fail("read /proc/thread-self/comm: %s", strerror(errno));
 	proc[strcspn(proc, "\n")] = '\0';
 	if (strcmp(proc, name))
-		fail("/proc/thread-self/comm \"%s\", expected \"%s\"", proc,
+		t_fail("/proc/thread-self/comm \"%s\", expected \"%s\"", proc,
 		     name);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
 int main(void)
 {
-	run_in_thread(check, (void *)"iouh-comm");
+	t_run_in_thread(check, (void *)"iouh-comm");
 	check((void *)"iouh-leader");
 	return T_PASS;
 }

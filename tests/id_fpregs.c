@@ -8,7 +8,7 @@
  * on an fsync SQE queued beforehand, and stores all of them back. They
  * must come back unchanged. Done in the group leader and in a second
  * thread. Blocking is forced by fsync of dirty data on ext4, see
- * handoff_force.c.
+ * helpers.c.
  *
  * arm64: v0-v31, FPCR and x19-x28 the same way; with SVE also z0-z7 whole
  * and p1, which must come back as the syscall ABI says (bits 127:0 of each
@@ -26,8 +26,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
 /* one blocking submit, below the architectures' parts */
@@ -159,14 +158,14 @@ static void compare(const struct fp_io *io, unsigned int avx,
 
 	for (i = 0; i < NR_GPR; i++)
 		if (io->gpr_out[i] != io->gpr_in[i])
-			fail("%s: %s %#lx, expected %#lx", who, gpr[i],
+			t_fail("%s: %s %#lx, expected %#lx", who, gpr[i],
 			     io->gpr_out[i], io->gpr_in[i]);
 	for (i = 0; i < NR_VEC; i++)
 		if (memcmp(io->vec_out[i], io->vec_in[i], vec_bytes))
-			fail("%s: %cmm%d changed", who,
+			t_fail("%s: %cmm%d changed", who,
 			     vec_bytes > 16 ? 'y' : 'x', i + 8);
 	if (io->mxcsr_out != io->mxcsr_in)
-		fail("%s: mxcsr %#x, expected %#x", who, io->mxcsr_out,
+		t_fail("%s: mxcsr %#x, expected %#x", who, io->mxcsr_out,
 		     io->mxcsr_in);
 }
 
@@ -353,12 +352,12 @@ static void compare_sve(const struct fp_io *io, unsigned int vl,
 			unsigned char want = j < 16 ? io->z_in[i * vl + j] : 0;
 
 			if (io->z_out[i * vl + j] != want)
-				fail("%s: z%u byte %u is %#x, expected %#x",
+				t_fail("%s: z%u byte %u is %#x, expected %#x",
 				     who, i, j, io->z_out[i * vl + j], want);
 		}
 	for (j = 0; j < vl / 8; j++)
 		if (io->p_out[j])
-			fail("%s: p1 byte %u is %#x after the syscall", who, j,
+			t_fail("%s: p1 byte %u is %#x after the syscall", who, j,
 			     io->p_out[j]);
 }
 
@@ -368,14 +367,14 @@ static void compare(const struct fp_io *io, unsigned int vl, const char *who)
 
 	for (i = 0; i < NR_GPR; i++)
 		if (io->gpr_out[i] != io->gpr_in[i])
-			fail("%s: x%d %#lx, expected %#lx", who, 19 + i,
+			t_fail("%s: x%d %#lx, expected %#lx", who, 19 + i,
 			     io->gpr_out[i], io->gpr_in[i]);
 	/* with SVE, v0-v7 were loaded as part of z0-z7 */
 	for (i = vl ? NR_Z : 0; i < NR_VEC; i++)
 		if (memcmp(io->vec_out[i], io->vec_in[i], 16))
-			fail("%s: v%d changed", who, i);
+			t_fail("%s: v%d changed", who, i);
 	if (io->fpcr_out != io->fpcr_in)
-		fail("%s: fpcr %#lx, expected %#lx", who, io->fpcr_out,
+		t_fail("%s: fpcr %#lx, expected %#lx", who, io->fpcr_out,
 		     io->fpcr_in);
 	if (vl)
 		compare_sve(io, vl, who);
@@ -400,13 +399,13 @@ static void check_arch(const char *who)
 	if (getauxval(AT_HWCAP) & HWCAP_SVE) {
 		vl = prctl(PR_SVE_GET_VL) & PR_SVE_VL_LEN_MASK;
 		if (vl < 16 || vl > Z_MAX)
-			fail("PR_SVE_GET_VL: %d", vl);
+			t_fail("PR_SVE_GET_VL: %d", vl);
 		snprintf(name, sizeof(name), "%s, sve", who);
 		if (!strcmp(who, "leader"))
 			fprintf(stderr, "note: SVE, %d byte vectors\n", vl);
 		run(vl, name);
 		if ((prctl(PR_SVE_GET_VL) & PR_SVE_VL_LEN_MASK) != vl)
-			fail("%s: the SVE vector length changed", who);
+			t_fail("%s: the SVE vector length changed", who);
 	}
 }
 #endif
@@ -420,26 +419,26 @@ static void run(unsigned int variant, const char *who)
 {
 	struct fp_io io;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 	int res;
 
-	hf_init(&hf, "id_fpregs");
-	hf_queue_fsync(&hf, 0xf9);
-	fill(&io, hf.ring.ring_fd);
+	t_force_init(&tf, "id_fpregs");
+	t_force_queue_fsync(&tf, 0xf9);
+	fill(&io, tf.ring.ring_fd);
 
-	ho = handoff_counter("handoffs");
+	ho = t_counter("handoffs");
 	fp_enter(&io, variant);
 	if (io.ret != 1)
-		fail("%s: io_uring_enter returned %ld, expected 1", who,
+		t_fail("%s: io_uring_enter returned %ld, expected 1", who,
 		     io.ret);
-	res = hf_reap_one(&hf.ring, 0xf9);
+	res = t_reap_one(&tf.ring, 0xf9);
 	if (res)
-		fail("%s: fsync res %d (%s), expected 0", who, res,
+		t_fail("%s: fsync res %d (%s), expected 0", who, res,
 		     strerror(-res));
 
 	compare(&io, variant, who);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 }
 
 static void *check(void *arg)
@@ -450,12 +449,12 @@ static void *check(void *arg)
 
 int main(void)
 {
-	run_leader_and_thread(check);
+	t_run_leader_and_thread(check);
 	return T_PASS;
 }
 #else
 int main(void)
 {
-	skip("x86_64 and arm64 only");
+	t_skip("x86_64 and arm64 only");
 }
 #endif

@@ -6,7 +6,7 @@
  * The thread returns right after the submit; the join must come back,
  * with the thread's return value, within 10 s (pthread_timedjoin_np), and
  * less than 4 s after the thread function returned. Blocking is forced by
- * fsync of dirty data on ext4, see handoff_force.c.
+ * fsync of dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel that hands off without moving clear_child_tid: the exit
  * of the thread's tid clears nothing and the join times out. The 4 s bound
@@ -18,8 +18,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define RETVAL	((void *)0x10ad)
 
@@ -36,12 +35,12 @@ static double now(void)
 
 static void *submitter(void *arg)
 {
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "id_join");
-	ho = hf_block(&hf);
-	hf_exit(&hf);
+	t_force_init(&tf, "id_join");
+	ho = t_force_block(&tf);
+	t_force_exit(&tf);
 	returned_at = now();
 	return RETVAL;
 }
@@ -55,19 +54,19 @@ int main(void)
 	int err;
 
 	if (pthread_create(&t, NULL, submitter, NULL))
-		fail("pthread_create");
+		t_fail("pthread_create");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 10;
 	err = pthread_timedjoin_np(t, &ret, &ts);
 	if (err == ETIMEDOUT)
-		fail("join timed out after 10 s: clear_child_tid lost");
+		t_fail("join timed out after 10 s: clear_child_tid lost");
 	if (err)
-		fail("pthread_timedjoin_np: %s", strerror(err));
+		t_fail("pthread_timedjoin_np: %s", strerror(err));
 	if (ret != RETVAL)
-		fail("thread returned %p, expected %p", ret, RETVAL);
+		t_fail("thread returned %p, expected %p", ret, RETVAL);
 	took = now() - returned_at;
 	if (took > 4.0)
-		fail("join took %.1f s, tid word cleared late", took);
-	expect_handoff(ho);
+		t_fail("join took %.1f s, tid word cleared late", took);
+	t_expect_handoff(ho);
 	return T_PASS;
 }

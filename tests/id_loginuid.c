@@ -9,7 +9,7 @@
  * (skip if not, unless IOUH_EXPECT_HANDOFF=1). Needs root and CONFIG_AUDIT
  * (skip without /proc/thread-self/loginuid, or if the loginuid is
  * immutable). Blocking is forced by fsync of dirty data on ext4, see
- * handoff_force.c.
+ * helpers.c.
  *
  * Fails on a kernel/module that hands off without moving loginuid and
  * sessionid: the thread comes back with the worker's, those of the thread
@@ -21,8 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define LOGINUID	"/proc/thread-self/loginuid"
 #define SESSIONID	"/proc/thread-self/sessionid"
@@ -36,12 +35,12 @@ static unsigned long read_id(const char *path)
 	char buf[32], *end;
 	unsigned long v;
 
-	if (read_text(path, buf, sizeof(buf)))
-		fail("read %s: %s", path, strerror(errno));
+	if (t_read_text(path, buf, sizeof(buf)))
+		t_fail("read %s: %s", path, strerror(errno));
 	errno = 0;
 	v = strtoul(buf, &end, 10);
 	if (errno || end == buf)
-		fail("%s: \"%s\" is not a number", path, buf);
+		t_fail("%s: \"%s\" is not a number", path, buf);
 	return v;
 }
 
@@ -72,30 +71,30 @@ static void *loginuid_case(void *leader)
 	const char *who = leader ? "child's group leader" : "thread";
 	struct audit_ids before, want, after;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 	int err;
 
-	hf_init(&hf, "id_loginuid");
+	t_force_init(&tf, "id_loginuid");
 	read_ids(&before);
 	err = set_loginuid(before.loginuid == 1234 ? 4321 : 1234);
 	if (err)
-		skip("%s: can't set the loginuid: %s", who, strerror(err));
+		t_skip("%s: can't set the loginuid: %s", who, strerror(err));
 	read_ids(&want);
 	if (want.loginuid != (before.loginuid == 1234 ? 4321 : 1234))
-		fail("%s: loginuid reads %lu after setting it", who,
+		t_fail("%s: loginuid reads %lu after setting it", who,
 		     want.loginuid);
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	read_ids(&after);
 	if (after.loginuid != want.loginuid)
-		fail("%s: loginuid %lu, expected %lu", who, after.loginuid,
+		t_fail("%s: loginuid %lu, expected %lu", who, after.loginuid,
 		     want.loginuid);
 	if (after.sessionid != want.sessionid)
-		fail("%s: sessionid %lu, expected %lu", who, after.sessionid,
+		t_fail("%s: sessionid %lu, expected %lu", who, after.sessionid,
 		     want.sessionid);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -106,7 +105,7 @@ static void leader_child(void)
 
 	pid = fork();
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid) {
 		/* a hang here ends the child, and the parent fails */
 		alarm(25);
@@ -114,9 +113,9 @@ static void leader_child(void)
 		exit(T_PASS);
 	}
 	if (waitpid(pid, &st, 0) != pid)
-		fail("waitpid: %s", strerror(errno));
+		t_fail("waitpid: %s", strerror(errno));
 	if (WIFSIGNALED(st))
-		fail("child killed by signal %d", WTERMSIG(st));
+		t_fail("child killed by signal %d", WTERMSIG(st));
 	if (WEXITSTATUS(st) != T_PASS)
 		exit(WEXITSTATUS(st));
 }
@@ -126,16 +125,16 @@ int main(void)
 	struct audit_ids main_ids, now;
 
 	if (access(LOGINUID, F_OK))
-		skip("no %s, kernel without CONFIG_AUDIT", LOGINUID);
+		t_skip("no %s, kernel without CONFIG_AUDIT", LOGINUID);
 	if (geteuid())
-		skip("needs root");
-	test_dir("IOUH_EXT4");
+		t_skip("needs root");
+	t_dir("IOUH_EXT4");
 	read_ids(&main_ids);
-	run_in_thread(loginuid_case, NULL);
+	t_run_in_thread(loginuid_case, NULL);
 	read_ids(&now);
 	if (now.loginuid != main_ids.loginuid ||
 	    now.sessionid != main_ids.sessionid)
-		fail("main thread's loginuid/sessionid changed: %lu/%lu -> %lu/%lu",
+		t_fail("main thread's loginuid/sessionid changed: %lu/%lu -> %lu/%lu",
 		     main_ids.loginuid, main_ids.sessionid, now.loginuid,
 		     now.sessionid);
 	leader_child();

@@ -12,7 +12,7 @@
  * unfiltered worker lets the identity escape the filter. In the second a
  * thread spawned after the filter (so it and its worker inherit both) does
  * the same and must see a handoff in mode handoff. Blocking is forced by
- * fsync of dirty data on ext4, see handoff_force.c.
+ * fsync of dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel that hands off to a worker with a different (no)
  * filter or without no_new_privs and does not carry them over: getppid()
@@ -28,8 +28,7 @@
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 static void install_filter(void)
 {
@@ -46,9 +45,9 @@ static void install_filter(void)
 	};
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		fail("PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+		t_fail("PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		fail("seccomp: %s", strerror(errno));
+		t_fail("seccomp: %s", strerror(errno));
 }
 
 static void check_confined(const char *who)
@@ -57,62 +56,62 @@ static void check_confined(const char *who)
 	long ret;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
-		fail("%s: PR_GET_NO_NEW_PRIVS is not 1", who);
+		t_fail("%s: PR_GET_NO_NEW_PRIVS is not 1", who);
 	errno = 0;
 	ret = syscall(SYS_getppid);
 	if (ret != -1 || errno != EPERM)
-		fail("%s: getppid returned %ld (%s), filter gone", who, ret,
+		t_fail("%s: getppid returned %ld (%s), filter gone", who, ret,
 		     strerror(errno));
-	if (read_text("/proc/thread-self/status", buf, sizeof(buf)))
-		fail("read /proc/thread-self/status: %s", strerror(errno));
+	if (t_read_text("/proc/thread-self/status", buf, sizeof(buf)))
+		t_fail("read /proc/thread-self/status: %s", strerror(errno));
 	if (!strstr(buf, "\nSeccomp:\t2\n"))
-		fail("%s: status does not say Seccomp: 2", who);
+		t_fail("%s: status does not say Seccomp: 2", who);
 	if (!strstr(buf, "\nNoNewPrivs:\t1\n"))
-		fail("%s: status does not say NoNewPrivs: 1", who);
+		t_fail("%s: status does not say NoNewPrivs: 1", who);
 }
 
 /* spawned by the confined thread: inherits filter and nnp, so does its wq */
 static void *inherited(void *arg)
 {
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
 	check_confined("inheriting thread, before");
-	hf_init(&hf, "id_nnp_seccomp");
-	ho = hf_block(&hf);
+	t_force_init(&tf, "id_nnp_seccomp");
+	ho = t_force_block(&tf);
 	check_confined("inheriting thread");
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
 static void *confined(void *arg)
 {
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
 	/* the worker comes first, without filter and nnp */
-	hf_init(&hf, "id_nnp_seccomp");
+	t_force_init(&tf, "id_nnp_seccomp");
 	install_filter();
 	check_confined("confined thread, before");
-	hf_block(&hf);
+	t_force_block(&tf);
 	check_confined("confined thread, unfiltered worker");
-	hf_exit(&hf);
+	t_force_exit(&tf);
 
-	run_in_thread(inherited, NULL);
+	t_run_in_thread(inherited, NULL);
 	return NULL;
 }
 
 int main(void)
 {
 	if (syscall(SYS_getppid) < 0)
-		fail("getppid fails before any filter");
-	run_in_thread(confined, NULL);
+		t_fail("getppid fails before any filter");
+	t_run_in_thread(confined, NULL);
 	/* TSYNC was not asked for, the main thread is unconfined */
 	if (syscall(SYS_getppid) < 0)
-		fail("main thread got the filter: %s", strerror(errno));
+		t_fail("main thread got the filter: %s", strerror(errno));
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
-		fail("main thread got no_new_privs");
+		t_fail("main thread got no_new_privs");
 	return T_PASS;
 }

@@ -9,7 +9,7 @@
  * candidates for an inline blocking issue at all. As a control, a blocking
  * fsync on the same ring must then hand off in mode handoff (skip if it
  * does not, unless IOUH_EXPECT_HANDOFF=1). Blocking is forced by fsync of
- * dirty data on ext4, see handoff_force.c.
+ * dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel that issues reads of FMODE_NOWAIT files inline in
  * blocking mode with a handoff armed (inline_done or handoffs moves), or
@@ -19,8 +19,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define NR_READS	4
 #define CHUNK		16384
@@ -30,7 +29,7 @@ static unsigned char pattern(int i)
 	return (i * 7 + i / CHUNK * 13 + 1) & 0xff;
 }
 
-static void reads(struct hf *hf)
+static void reads(struct t_force *tf)
 {
 	static unsigned char src[NR_READS * CHUNK], dst[NR_READS][CHUNK];
 	int seen[NR_READS] = { 0 };
@@ -39,61 +38,61 @@ static void reads(struct hf *hf)
 
 	for (i = 0; i < (int)sizeof(src); i++)
 		src[i] = pattern(i);
-	if (pwrite(hf->fd, src, sizeof(src), 0) != sizeof(src))
-		fail("pwrite: %s", strerror(errno));
+	if (pwrite(tf->fd, src, sizeof(src), 0) != sizeof(src))
+		t_fail("pwrite: %s", strerror(errno));
 	memset(dst, 0, sizeof(dst));
 
 	for (i = 0; i < NR_READS; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&hf->ring);
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&tf->ring);
 
-		io_uring_prep_read(sqe, hf->fd, dst[i], CHUNK, i * CHUNK);
+		io_uring_prep_read(sqe, tf->fd, dst[i], CHUNK, i * CHUNK);
 		sqe->user_data = i;
 	}
-	ho = handoff_counter("handoffs");
-	in = handoff_counter("inline_done");
-	ret = io_uring_submit_and_wait(&hf->ring, NR_READS);
+	ho = t_counter("handoffs");
+	in = t_counter("inline_done");
+	ret = io_uring_submit_and_wait(&tf->ring, NR_READS);
 	if (ret != NR_READS)
-		fail("submit reads: %d", ret);
+		t_fail("submit reads: %d", ret);
 	for (i = 0; i < NR_READS; i++) {
 		struct io_uring_cqe *cqe;
 		unsigned int ud;
 
-		ret = io_uring_wait_cqe(&hf->ring, &cqe);
+		ret = io_uring_wait_cqe(&tf->ring, &cqe);
 		if (ret)
-			fail("wait_cqe: %s", strerror(-ret));
+			t_fail("wait_cqe: %s", strerror(-ret));
 		ud = cqe->user_data;
 		if (ud >= NR_READS || seen[ud]++)
-			fail("bogus or repeated user_data %u", ud);
+			t_fail("bogus or repeated user_data %u", ud);
 		if (cqe->res != CHUNK)
-			fail("read %u: res %d, expected %d", ud, cqe->res,
+			t_fail("read %u: res %d, expected %d", ud, cqe->res,
 			     CHUNK);
-		io_uring_cqe_seen(&hf->ring, cqe);
+		io_uring_cqe_seen(&tf->ring, cqe);
 	}
 	{
 		struct io_uring_cqe *cqe;
 
-		if (!io_uring_peek_cqe(&hf->ring, &cqe))
-			fail("extra CQE, user_data %llu",
+		if (!io_uring_peek_cqe(&tf->ring, &cqe))
+			t_fail("extra CQE, user_data %llu",
 			     (unsigned long long)cqe->user_data);
 	}
 	for (i = 0; i < NR_READS; i++)
 		if (memcmp(dst[i], src + i * CHUNK, CHUNK))
-			fail("read %d: wrong data", i);
-	expect_unmoved("handoffs", ho);
-	expect_unmoved("inline_done", in);
+			t_fail("read %d: wrong data", i);
+	t_expect_unmoved("handoffs", ho);
+	t_expect_unmoved("inline_done", in);
 }
 
 int main(void)
 {
-	struct hf hf;
+	struct t_force tf;
 	long long ho;
 
 	/* a spare worker exists, so only the file rules the reads out */
-	hf_init(&hf, "id_nowait_read");
-	reads(&hf);
+	t_force_init(&tf, "id_nowait_read");
+	reads(&tf);
 
-	ho = hf_block(&hf);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	ho = t_force_block(&tf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return T_PASS;
 }

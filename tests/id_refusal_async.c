@@ -9,55 +9,54 @@
  * module's async_inline set (the RFC's optional last patch, a policy change
  * userspace can see), the IOSQE_ASYNC fsync is issued inline and hands off
  * like the control. Blocking is forced by fsync of dirty data on ext4, see
- * handoff_force.c.
+ * helpers.c.
  *
  * Fails on a kernel that issues IOSQE_ASYNC requests inline by default, or
  * that keeps punting them with async_inline set.
  */
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
-static void test_async_punted(struct hf *hf)
+static void test_async_punted(struct t_force *tf)
 {
 	long long ho, in, fb;
 
-	in = inline_issued();
-	fb = handoff_counter("fallback_request");
-	ho = hf_block_flags(hf, IOSQE_ASYNC);
-	expect_unmoved("handoffs", ho);
-	expect_no_inline(in);
-	expect_moved("fallback_request", fb);
+	in = t_inline_issued();
+	fb = t_counter("fallback_request");
+	ho = t_force_block_flags(tf, IOSQE_ASYNC);
+	t_expect_unmoved("handoffs", ho);
+	t_expect_no_inline(in);
+	t_expect_moved("fallback_request", fb);
 
 	/* the punted fsync's worker goes idle again, then the control */
-	hf_wait_idle_worker();
-	in = inline_issued();
-	ho = hf_block(hf);
-	expect_inline(in, 1);
-	expect_handoff(ho);
+	t_wait_idle_worker();
+	in = t_inline_issued();
+	ho = t_force_block(tf);
+	t_expect_inline(in, 1);
+	t_expect_handoff(ho);
 }
 
-static void test_async_inline(struct hf *hf)
+static void test_async_inline(struct t_force *tf)
 {
 	long long ho, in;
 
-	hf_wait_idle_worker();
-	handoff_setting_set("async_inline", "1");
-	in = inline_issued();
-	ho = hf_block_flags(hf, IOSQE_ASYNC);
-	handoff_setting_set("async_inline", "0");
-	expect_inline(in, 1);
-	expect_handoff(ho);
+	t_wait_idle_worker();
+	t_setting_set("async_inline", "1");
+	in = t_inline_issued();
+	ho = t_force_block_flags(tf, IOSQE_ASYNC);
+	t_setting_set("async_inline", "0");
+	t_expect_inline(in, 1);
+	t_expect_handoff(ho);
 }
 
 int main(void)
 {
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "id_refusal_async");
-	test_async_punted(&hf);
-	if (mode_handoff())
-		test_async_inline(&hf);
-	hf_exit(&hf);
+	t_force_init(&tf, "id_refusal_async");
+	test_async_punted(&tf);
+	if (t_mode_handoff())
+		test_async_inline(&tf);
+	t_force_exit(&tf);
 	return T_PASS;
 }

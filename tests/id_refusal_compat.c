@@ -19,7 +19,7 @@
  *
  * A seccomp filter installed after the worker exists is the same kind of
  * case, id_nnp_seccomp.c has it. Blocking is forced by fsync of dirty data
- * on ext4, see handoff_force.c.
+ * on ext4, see helpers.c.
  *
  * Fails on a kernel/module that hands the identity to a worker with a
  * different fd table or fs_struct: the thread comes back with the worker's,
@@ -33,8 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define NAME	"id_refusal_compat"
 
@@ -45,32 +44,32 @@ struct punt {
 /* fallback_worker + fallback_task, the counters that exist; -1 if none */
 static long long punted(void)
 {
-	long long w = handoff_counter("fallback_worker");
-	long long t = handoff_counter("fallback_task");
+	long long w = t_counter("fallback_worker");
+	long long t = t_counter("fallback_task");
 
 	if (w < 0 && t < 0)
 		return -1;
 	return (w < 0 ? 0 : w) + (t < 0 ? 0 : t);
 }
 
-static void punted_block(struct hf *hf, struct punt *p)
+static void punted_block(struct t_force *tf, struct punt *p)
 {
 	p->fb = punted();
-	p->ho = hf_block(hf);
+	p->ho = t_force_block(tf);
 }
 
 static void expect_punted(const char *what, const struct punt *p)
 {
-	long long ho = handoff_counter("handoffs");
+	long long ho = t_counter("handoffs");
 	long long fb = punted();
 
-	if (!mode_handoff())
+	if (!t_mode_handoff())
 		return;
 	if (ho != p->ho)
-		fail("%s: handed off to an incompatible worker (handoffs %lld -> %lld)",
+		t_fail("%s: handed off to an incompatible worker (handoffs %lld -> %lld)",
 		     what, p->ho, ho);
 	if (p->fb < 0 || fb <= p->fb)
-		fail("%s: neither fallback_worker nor fallback_task moved (%lld -> %lld)",
+		t_fail("%s: neither fallback_worker nor fallback_task moved (%lld -> %lld)",
 		     what, p->fb, fb);
 }
 
@@ -104,46 +103,46 @@ static void *unshared_files(void *arg)
 	char path[PATH_MAX];
 	struct stat st;
 	struct punt p;
-	struct hf hf;
+	struct t_force tf;
 	int fd;
 
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	fc->shared_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fc->shared_fd < 0)
-		fail("open /dev/null: %s", strerror(errno));
+		t_fail("open /dev/null: %s", strerror(errno));
 	if (unshare(CLONE_FILES))
-		fail("%s: unshare: %s", what, strerror(errno));
-	snprintf(path, sizeof(path), "%s/%s.own.%d", test_dir("IOUH_TMPFS"),
+		t_fail("%s: unshare: %s", what, strerror(errno));
+	snprintf(path, sizeof(path), "%s/%s.own.%d", t_dir("IOUH_TMPFS"),
 		 NAME, gettid());
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		fail("open %s: %s", path, strerror(errno));
+		t_fail("open %s: %s", path, strerror(errno));
 	unlink(path);
 	/* high, where the main thread's table has nothing */
 	fc->own_fd = fcntl(fd, F_DUPFD_CLOEXEC, 100);
 	if (fc->own_fd < 0 || fstat(fd, &st))
-		fail("F_DUPFD: %s", strerror(errno));
+		t_fail("F_DUPFD: %s", strerror(errno));
 	close(fd);
 	fc->own_dev = st.st_dev;
 	fc->own_ino = st.st_ino;
 	close(fc->shared_fd);
 
-	punted_block(&hf, &p);
+	punted_block(&tf, &p);
 
 	if (!fd_is(fc->own_fd, fc))
-		fail("%s: fd %d opened in the thread's own table is gone",
+		t_fail("%s: fd %d opened in the thread's own table is gone",
 		     what, fc->own_fd);
 	if (fd_open(fc->shared_fd))
-		fail("%s: fd %d, closed in the thread's own table, is open again",
+		t_fail("%s: fd %d, closed in the thread's own table, is open again",
 		     what, fc->shared_fd);
 	fc->late_fd = fcntl(fc->own_fd, F_DUPFD_CLOEXEC, 200);
 	if (fc->late_fd < 0)
-		fail("F_DUPFD: %s", strerror(errno));
+		t_fail("F_DUPFD: %s", strerror(errno));
 	expect_punted(what, &p);
 	/* closes the thread's copies, the main thread closes its own */
-	fc->ring_fd = hf.ring.ring_fd;
-	fc->file_fd = hf.fd;
-	hf_exit(&hf);
+	fc->ring_fd = tf.ring.ring_fd;
+	fc->file_fd = tf.fd;
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -152,13 +151,13 @@ static void files_case(void)
 	const char *what = "(a) unshared fd table";
 	struct files_case fc;
 
-	run_in_thread(unshared_files, &fc);
+	t_run_in_thread(unshared_files, &fc);
 	/* the main thread's table never saw the thread's changes */
 	if (!fd_open(fc.shared_fd))
-		fail("%s: fd %d closed in the thread is closed for the main thread too",
+		t_fail("%s: fd %d closed in the thread is closed for the main thread too",
 		     what, fc.shared_fd);
 	if (fd_is(fc.own_fd, &fc) || fd_is(fc.late_fd, &fc))
-		fail("%s: the thread's own file shows up in the main thread's table",
+		t_fail("%s: the thread's own file shows up in the main thread's table",
 		     what);
 	close(fc.shared_fd);
 	close(fc.ring_fd);
@@ -175,22 +174,22 @@ static void *unshared_fs(void *arg)
 	struct fs_case *fs = arg;
 	char cwd[PATH_MAX];
 	struct punt p;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	if (unshare(CLONE_FS))
-		fail("%s: unshare: %s", what, strerror(errno));
+		t_fail("%s: unshare: %s", what, strerror(errno));
 	if (chdir(fs->dir))
-		fail("chdir %s: %s", fs->dir, strerror(errno));
+		t_fail("chdir %s: %s", fs->dir, strerror(errno));
 
-	punted_block(&hf, &p);
+	punted_block(&tf, &p);
 
 	if (!getcwd(cwd, sizeof(cwd)))
-		fail("%s: getcwd: %s", what, strerror(errno));
+		t_fail("%s: getcwd: %s", what, strerror(errno));
 	if (strcmp(cwd, fs->dir))
-		fail("%s: cwd %s, expected %s", what, cwd, fs->dir);
+		t_fail("%s: cwd %s, expected %s", what, cwd, fs->dir);
 	expect_punted(what, &p);
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -201,23 +200,23 @@ static void fs_case(void)
 	struct fs_case fs;
 
 	if (!getcwd(before, sizeof(before)))
-		fail("getcwd: %s", strerror(errno));
+		t_fail("getcwd: %s", strerror(errno));
 	snprintf(fs.dir, sizeof(fs.dir), "%s/%s.XXXXXX",
-		 test_dir("IOUH_TMPFS"), NAME);
+		 t_dir("IOUH_TMPFS"), NAME);
 	if (!mkdtemp(fs.dir))
-		fail("mkdtemp %s: %s", fs.dir, strerror(errno));
-	run_in_thread(unshared_fs, &fs);
+		t_fail("mkdtemp %s: %s", fs.dir, strerror(errno));
+	t_run_in_thread(unshared_fs, &fs);
 	rmdir(fs.dir);
 	if (!getcwd(after, sizeof(after)))
-		fail("getcwd: %s", strerror(errno));
+		t_fail("getcwd: %s", strerror(errno));
 	if (strcmp(before, after))
-		fail("%s: main thread's cwd changed to %s", what, after);
+		t_fail("%s: main thread's cwd changed to %s", what, after);
 }
 
 int main(void)
 {
-	test_dir("IOUH_EXT4");
-	test_dir("IOUH_TMPFS");
+	t_dir("IOUH_EXT4");
+	t_dir("IOUH_TMPFS");
 	files_case();
 	fs_case();
 	return T_PASS;

@@ -6,7 +6,7 @@
  * both the fsync must complete with 0 and, in mode handoff, "handoffs"
  * must not move while "fallback_task" and the refusals file's "ptrace"
  * line do (skip if it does not, unless IOUH_EXPECT_HANDOFF=1). Blocking is
- * forced by fsync of dirty data on ext4, see handoff_force.c.
+ * forced by fsync of dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel that hands off the identity of a traced task (the
  * tracer would be left attached to a task that no longer carries the tid)
@@ -20,8 +20,7 @@
 #include <unistd.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 struct refusal {
 	long long ho, fb;
@@ -39,22 +38,22 @@ static void kill_child(void)
 
 static void refused_submit(struct refusal *r, const char *name)
 {
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, name);
-	r->rc = handoff_refusal("ptrace");
-	r->fb = handoff_counter("fallback_task");
-	r->ho = hf_block(&hf);
-	hf_exit(&hf);
+	t_force_init(&tf, name);
+	r->rc = t_refusal("ptrace");
+	r->fb = t_counter("fallback_task");
+	r->ho = t_force_block(&tf);
+	t_force_exit(&tf);
 }
 
 static void expect_refused(const struct refusal *r)
 {
-	expect_unmoved("handoffs", r->ho);
-	expect_moved("fallback_task", r->fb);
-	if (mode_handoff() && handoff_refusal("ptrace") <= r->rc)
-		fail("refusal ptrace did not move (%lld -> %lld)", r->rc,
-		     handoff_refusal("ptrace"));
+	t_expect_unmoved("handoffs", r->ho);
+	t_expect_moved("fallback_task", r->fb);
+	if (t_mode_handoff() && t_refusal("ptrace") <= r->rc)
+		t_fail("refusal ptrace did not move (%lld -> %lld)", r->rc,
+		     t_refusal("ptrace"));
 }
 
 static void traced_child(void)
@@ -63,7 +62,7 @@ static void traced_child(void)
 
 	alarm(25);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-		fail("PTRACE_TRACEME: %s", strerror(errno));
+		t_fail("PTRACE_TRACEME: %s", strerror(errno));
 	raise(SIGSTOP);
 	refused_submit(&r, "id_refusal_ptrace.tracee");
 	expect_refused(&r);
@@ -77,16 +76,16 @@ static int run_child(pid_t pid)
 
 	for (;;) {
 		if (waitpid(pid, &st, 0) != pid)
-			fail("waitpid: %s", strerror(errno));
+			t_fail("waitpid: %s", strerror(errno));
 		if (WIFEXITED(st))
 			return WEXITSTATUS(st);
 		if (WIFSIGNALED(st))
-			fail("traced child killed by signal %d", WTERMSIG(st));
+			t_fail("traced child killed by signal %d", WTERMSIG(st));
 		sig = WSTOPSIG(st);
 		if (sig == SIGSTOP || sig == SIGTRAP)
 			sig = 0;
 		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig))
-			fail("PTRACE_CONT: %s", strerror(errno));
+			t_fail("PTRACE_CONT: %s", strerror(errno));
 	}
 }
 
@@ -96,23 +95,23 @@ int main(void)
 	pid_t pid;
 	int st, code;
 
-	test_dir("IOUH_EXT4");
+	t_dir("IOUH_EXT4");
 	atexit(kill_child);
 	pid = fork();
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid)
 		traced_child();
 	child = pid;
 	if (waitpid(pid, &st, 0) != pid)
-		fail("waitpid: %s", strerror(errno));
+		t_fail("waitpid: %s", strerror(errno));
 	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP)
-		fail("child status %#x, expected a SIGSTOP stop", st);
+		t_fail("child status %#x, expected a SIGSTOP stop", st);
 
 	/* a tracer now; judged once the child is gone, not left stopped */
 	refused_submit(&tracer, "id_refusal_ptrace.tracer");
 	if (ptrace(PTRACE_CONT, pid, NULL, NULL))
-		fail("PTRACE_CONT: %s", strerror(errno));
+		t_fail("PTRACE_CONT: %s", strerror(errno));
 	code = run_child(pid);
 	child = 0;
 	if (code != T_PASS)

@@ -16,7 +16,7 @@
  * As a control, a blocking fsync on a plain ring of the same thread must
  * then hand off in mode handoff (skip if it does not, unless
  * IOUH_EXPECT_HANDOFF=1). Blocking is forced by fsync of dirty data on
- * ext4, see handoff_force.c.
+ * ext4, see helpers.c.
  *
  * Fails on a kernel that issues SQPOLL or IOPOLL ring requests inline in
  * blocking mode, or hands off the SQ thread's identity.
@@ -27,24 +27,23 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define STATX_UD	0x57a7
 
 static void sqpoll(void)
 {
 	long long ho, in, fb;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init_flags(&hf, "id_refusal_rings.sqpoll", IORING_SETUP_SQPOLL);
-	in = inline_issued();
-	fb = handoff_counter("fallback_ring");
-	ho = hf_block(&hf);
-	expect_unmoved("handoffs", ho);
-	expect_no_inline(in);
-	expect_moved("fallback_ring", fb);
-	hf_exit(&hf);
+	t_force_init_flags(&tf, "id_refusal_rings.sqpoll", IORING_SETUP_SQPOLL);
+	in = t_inline_issued();
+	fb = t_counter("fallback_ring");
+	ho = t_force_block(&tf);
+	t_expect_unmoved("handoffs", ho);
+	t_expect_no_inline(in);
+	t_expect_moved("fallback_ring", fb);
+	t_force_exit(&tf);
 }
 
 static void iopoll(const char *path)
@@ -57,37 +56,37 @@ static void iopoll(const char *path)
 
 	ret = io_uring_queue_init(8, &ring, IORING_SETUP_IOPOLL);
 	if (ret)
-		fail("IOPOLL queue_init: %s", strerror(-ret));
+		t_fail("IOPOLL queue_init: %s", strerror(-ret));
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_statx(sqe, AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx);
 	sqe->user_data = STATX_UD;
-	ho = handoff_counter("handoffs");
-	in = handoff_counter("inline_done");
+	ho = t_counter("handoffs");
+	in = t_counter("inline_done");
 	ret = io_uring_submit(&ring);
 	if (ret != 1)
-		fail("IOPOLL submit: %d", ret);
-	ret = hf_reap_one(&ring, STATX_UD);
+		t_fail("IOPOLL submit: %d", ret);
+	ret = t_reap_one(&ring, STATX_UD);
 	if (ret != -EINVAL)
-		fail("IOPOLL statx res %d (%s), stock gives -EINVAL", ret,
+		t_fail("IOPOLL statx res %d (%s), stock gives -EINVAL", ret,
 		     strerror(-ret));
-	expect_unmoved("handoffs", ho);
-	expect_unmoved("inline_done", in);
+	t_expect_unmoved("handoffs", ho);
+	t_expect_unmoved("inline_done", in);
 	io_uring_queue_exit(&ring);
 }
 
 int main(void)
 {
-	struct hf hf;
+	struct t_force tf;
 	long long ho;
 
 	/* our own io-wq worker first, so a spare exists throughout */
-	hf_init(&hf, "id_refusal_rings");
+	t_force_init(&tf, "id_refusal_rings");
 	sqpoll();
-	iopoll(hf.path);
+	iopoll(tf.path);
 
-	hf_wait_idle_worker();
-	ho = hf_block(&hf);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_wait_idle_worker();
+	ho = t_force_block(&tf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return T_PASS;
 }

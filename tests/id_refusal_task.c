@@ -42,7 +42,7 @@
  * arm64 or without SME.
  * The test passes if the others pass (stderr names the skipped ones), and
  * skips if all are skipped. Needs root. Blocking is forced by fsync of
- * dirty data on ext4, see handoff_force.c.
+ * dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel/module that hands off a thread in one of these states:
  * the state stays behind on the task_struct, now an io-wq worker, while the
@@ -72,8 +72,7 @@
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
 #endif
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #ifndef SYS_USER_DISPATCH
 #define SYS_USER_DISPATCH	2
@@ -110,34 +109,34 @@ static void case_skip(const char *fmt, ...)
 static void refusal_start(struct refusal *r, const char *reason)
 {
 	r->reason = reason;
-	r->rc = handoff_refusal(reason);
-	r->fb = handoff_counter("fallback_task");
-	r->ho = handoff_counter("handoffs");
+	r->rc = t_refusal(reason);
+	r->fb = t_counter("fallback_task");
+	r->ho = t_counter("handoffs");
 }
 
-static void refused_block(struct hf *hf, struct refusal *r, const char *reason)
+static void refused_block(struct t_force *tf, struct refusal *r, const char *reason)
 {
 	refusal_start(r, reason);
-	r->ho = hf_block(hf);
+	r->ho = t_force_block(tf);
 }
 
 static void expect_refused(const char *what, const struct refusal *r)
 {
-	long long ho = handoff_counter("handoffs");
-	long long fb = handoff_counter("fallback_task");
+	long long ho = t_counter("handoffs");
+	long long fb = t_counter("fallback_task");
 
 	/* the same as the two below, but naming the case */
-	if (mode_handoff() && ho != r->ho)
-		fail("%s: handed off (handoffs %lld -> %lld), must be refused",
+	if (t_mode_handoff() && ho != r->ho)
+		t_fail("%s: handed off (handoffs %lld -> %lld), must be refused",
 		     what, r->ho, ho);
-	if (mode_handoff() && (r->fb < 0 || fb <= r->fb))
-		fail("%s: fallback_task did not move (%lld -> %lld)", what,
+	if (t_mode_handoff() && (r->fb < 0 || fb <= r->fb))
+		t_fail("%s: fallback_task did not move (%lld -> %lld)", what,
 		     r->fb, fb);
-	expect_unmoved("handoffs", r->ho);
-	expect_moved("fallback_task", r->fb);
-	if (mode_handoff() && handoff_refusal(r->reason) <= r->rc)
-		fail("%s: refusal %s did not move (%lld -> %lld)", what,
-		     r->reason, r->rc, handoff_refusal(r->reason));
+	t_expect_unmoved("handoffs", r->ho);
+	t_expect_moved("fallback_task", r->fb);
+	if (t_mode_handoff() && t_refusal(r->reason) <= r->rc)
+		t_fail("%s: refusal %s did not move (%lld -> %lld)", what,
+		     r->reason, r->rc, t_refusal(r->reason));
 }
 
 /* (a) syscall user dispatch */
@@ -160,17 +159,17 @@ static void *syscall_user_dispatch(void *arg)
 	const char *what = "(a) syscall user dispatch";
 	struct sigaction sa, old;
 	struct refusal r;
-	struct hf hf;
+	struct t_force tf;
 	int hits;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = sud_handler;
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSYS, &sa, &old))
-		fail("sigaction: %s", strerror(errno));
+		t_fail("sigaction: %s", strerror(errno));
 	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
 		  &sud_selector)) {
@@ -179,7 +178,7 @@ static void *syscall_user_dispatch(void *arg)
 	}
 
 	/* io_uring_enter() and all else with the selector at ALLOW */
-	refused_block(&hf, &r, "syscall_dispatch");
+	refused_block(&tf, &r, "syscall_dispatch");
 
 	sud_sigsys = 0;
 	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
@@ -188,15 +187,15 @@ static void *syscall_user_dispatch(void *arg)
 	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	hits = sud_sigsys;
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0))
-		fail("%s: PR_SYS_DISPATCH_OFF: %s", what, strerror(errno));
+		t_fail("%s: PR_SYS_DISPATCH_OFF: %s", what, strerror(errno));
 	if (hits != 1)
-		fail("%s: getppid() at BLOCK raised %d SIGSYS, expected 1: dispatch lost",
+		t_fail("%s: getppid() at BLOCK raised %d SIGSYS, expected 1: dispatch lost",
 		     what, hits);
 	expect_refused(what, &r);
 	passed++;
 out:
 	sigaction(SIGSYS, &old, NULL);
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -214,43 +213,43 @@ static void *thread_cpu_timer(void *arg)
 	struct sigevent sev;
 	struct sigaction sa;
 	struct refusal r;
-	struct hf hf;
+	struct t_force tf;
 	timer_t t;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	/* 10 s of this thread's CPU time: never fires here */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = noop_handler;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGUSR2, &sa, NULL))
-		fail("sigaction: %s", strerror(errno));
+		t_fail("sigaction: %s", strerror(errno));
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_SIGNAL;
 	sev.sigev_signo = SIGUSR2;
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t)) {
 		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-			fail("%s: timer_create: %s", what, strerror(errno));
+			t_fail("%s: timer_create: %s", what, strerror(errno));
 		case_skip("%s: %s", what, strerror(errno));
 		goto out;
 	}
 	if (timer_settime(t, 0, &its, NULL))
-		fail("%s: timer_settime: %s", what, strerror(errno));
+		t_fail("%s: timer_settime: %s", what, strerror(errno));
 
-	refused_block(&hf, &r, "cpu_timers");
+	refused_block(&tf, &r, "cpu_timers");
 
 	if (timer_gettime(t, &now))
-		fail("%s: timer_gettime: %s", what, strerror(errno));
+		t_fail("%s: timer_gettime: %s", what, strerror(errno));
 	if ((!now.it_value.tv_sec && !now.it_value.tv_nsec) ||
 	    now.it_value.tv_sec > 10)
-		fail("%s: %ld.%09ld s left, not armed for the 10 s any more",
+		t_fail("%s: %ld.%09ld s left, not armed for the 10 s any more",
 		     what, (long)now.it_value.tv_sec, now.it_value.tv_nsec);
 	if (timer_delete(t))
-		fail("%s: timer_delete: %s", what, strerror(errno));
+		t_fail("%s: timer_delete: %s", what, strerror(errno));
 	expect_refused(what, &r);
 	passed++;
 out:
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -262,11 +261,11 @@ static void *perf_event(void *arg)
 	struct perf_event_attr pa;
 	unsigned long long count;
 	struct refusal r;
-	struct hf hf;
+	struct t_force tf;
 	int fd;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	memset(&pa, 0, sizeof(pa));
 	pa.size = sizeof(pa);
 	pa.type = PERF_TYPE_SOFTWARE;
@@ -276,22 +275,22 @@ static void *perf_event(void *arg)
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOSYS && errno != EACCES &&
 		    errno != EPERM && errno != EOPNOTSUPP)
-			fail("%s: perf_event_open: %s", what, strerror(errno));
+			t_fail("%s: perf_event_open: %s", what, strerror(errno));
 		case_skip("%s: %s", what, strerror(errno));
 		goto out;
 	}
 
-	refused_block(&hf, &r, "perf");
+	refused_block(&tf, &r, "perf");
 
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
-		fail("%s: read: %s", what, strerror(errno));
+		t_fail("%s: read: %s", what, strerror(errno));
 	if (!count)
-		fail("%s: the task clock counted nothing", what);
+		t_fail("%s: the task clock counted nothing", what);
 	close(fd);
 	expect_refused(what, &r);
 	passed++;
 out:
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -309,7 +308,7 @@ static void *pi_wait(void *arg)
 
 	ret = pthread_mutex_lock(w->m);
 	if (ret)
-		fail("waiter: pthread_mutex_lock: %s", strerror(ret));
+		t_fail("waiter: pthread_mutex_lock: %s", strerror(ret));
 	__atomic_store_n(&w->got, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(w->m);
 	return NULL;
@@ -324,26 +323,26 @@ static void *pi_futex_owner(void *arg)
 	pthread_mutex_t m;
 	struct refusal r;
 	unsigned int word;
-	struct hf hf;
+	struct t_force tf;
 	pthread_t t;
 	int ret, i;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	pthread_mutexattr_init(&ma);
 	ret = pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	if (ret)
-		fail("%s: PTHREAD_PRIO_INHERIT: %s", what, strerror(ret));
+		t_fail("%s: PTHREAD_PRIO_INHERIT: %s", what, strerror(ret));
 	ret = pthread_mutex_init(&m, &ma);
 	if (ret)
-		fail("%s: pthread_mutex_init: %s", what, strerror(ret));
+		t_fail("%s: pthread_mutex_init: %s", what, strerror(ret));
 	ret = pthread_mutex_lock(&m);
 	if (ret)
-		fail("%s: pthread_mutex_lock: %s", what, strerror(ret));
+		t_fail("%s: pthread_mutex_lock: %s", what, strerror(ret));
 	w.m = &m;
 	ret = pthread_create(&t, NULL, pi_wait, &w);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
+		t_fail("pthread_create: %s", strerror(ret));
 	/* FUTEX_WAITERS: the waiter is in FUTEX_LOCK_PI, pi_state is ours */
 	for (i = 0; i < 2000; i++) {
 		word = __atomic_load_n((unsigned int *)&m.__data.__lock,
@@ -353,35 +352,35 @@ static void *pi_futex_owner(void *arg)
 		nanosleep(&ms, NULL);
 	}
 	if (!(word & FUTEX_WAITERS))
-		fail("%s: the waiter did not block in the kernel (futex %#x)",
+		t_fail("%s: the waiter did not block in the kernel (futex %#x)",
 		     what, word);
 	usleep(100 * 1000);
 
-	refused_block(&hf, &r, "pi_futex");
+	refused_block(&tf, &r, "pi_futex");
 
 	word = __atomic_load_n((unsigned int *)&m.__data.__lock,
 			       __ATOMIC_ACQUIRE);
 	if ((word & FUTEX_TID_MASK) != (unsigned int)gettid())
-		fail("%s: futex word %#x, owner is not tid %d", what, word,
+		t_fail("%s: futex word %#x, owner is not tid %d", what, word,
 		     gettid());
 	if (__atomic_load_n(&w.got, __ATOMIC_ACQUIRE))
-		fail("%s: the waiter got the lock while we held it", what);
+		t_fail("%s: the waiter got the lock while we held it", what);
 	ret = pthread_mutex_unlock(&m);
 	if (ret)
-		fail("%s: pthread_mutex_unlock: %s", what, strerror(ret));
+		t_fail("%s: pthread_mutex_unlock: %s", what, strerror(ret));
 	clock_gettime(CLOCK_REALTIME, &end);
 	end.tv_sec += 5;
 	ret = pthread_timedjoin_np(t, NULL, &end);
 	if (ret)
-		fail("%s: waiter not done 5 s after the unlock: %s", what,
+		t_fail("%s: waiter not done 5 s after the unlock: %s", what,
 		     strerror(ret));
 	if (!__atomic_load_n(&w.got, __ATOMIC_ACQUIRE))
-		fail("%s: the waiter never got the lock", what);
+		t_fail("%s: the waiter never got the lock", what);
 	pthread_mutex_destroy(&m);
 	pthread_mutexattr_destroy(&ma);
 	expect_refused(what, &r);
 	passed++;
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -392,32 +391,32 @@ static void *sched_fifo(void *arg)
 	const char *what = "(e) SCHED_FIFO 10";
 	struct sched_param sp = { .sched_priority = 10 };
 	struct refusal r;
-	struct hf hf;
+	struct t_force tf;
 	int pol;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		if (errno != EPERM)
-			fail("%s: sched_setscheduler: %s", what,
+			t_fail("%s: sched_setscheduler: %s", what,
 			     strerror(errno));
 		case_skip("%s: %s", what, strerror(errno));
 		goto out;
 	}
 
-	refused_block(&hf, &r, "rt");
+	refused_block(&tf, &r, "rt");
 
 	pol = sched_getscheduler(0);
 	memset(&sp, 0, sizeof(sp));
 	if (sched_getparam(0, &sp))
-		fail("%s: sched_getparam: %s", what, strerror(errno));
+		t_fail("%s: sched_getparam: %s", what, strerror(errno));
 	if (pol != SCHED_FIFO || sp.sched_priority != 10)
-		fail("%s: policy %d priority %d afterwards", what, pol,
+		t_fail("%s: policy %d priority %d afterwards", what, pol,
 		     sp.sched_priority);
 	expect_refused(what, &r);
 	passed++;
 out:
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -442,7 +441,7 @@ static int port_allowed(void)
 	sa.sa_handler = io_segv;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSEGV, &sa, &old))
-		fail("sigaction: %s", strerror(errno));
+		t_fail("sigaction: %s", strerror(errno));
 	if (!sigsetjmp(io_fault, 1)) {
 		(void)inb(0x80);
 		ok = 1;
@@ -457,27 +456,27 @@ static void *io_permissions(void *arg)
 {
 	const char *what = "(f) ioperm";
 	struct refusal r;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	if (ioperm(0x80, 1, 1)) {
 		case_skip("%s: %s", what, strerror(errno));
 		goto out;
 	}
 	if (!port_allowed())
-		fail("%s: inb(0x80) faults right after ioperm()", what);
+		t_fail("%s: inb(0x80) faults right after ioperm()", what);
 
-	refused_block(&hf, &r, "io_perm");
+	refused_block(&tf, &r, "io_perm");
 
 	if (!port_allowed())
-		fail("%s: inb(0x80) faults, the I/O bitmap is gone", what);
+		t_fail("%s: inb(0x80) faults, the I/O bitmap is gone", what);
 	if (ioperm(0x80, 1, 0))
-		fail("%s: ioperm off: %s", what, strerror(errno));
+		t_fail("%s: ioperm off: %s", what, strerror(errno));
 	expect_refused(what, &r);
 	passed++;
 out:
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 #else
@@ -495,11 +494,11 @@ struct vfork_arg {
 	char path[PATH_MAX];
 };
 
-static char vfork_buf[HF_DIRTY];
+static char vfork_buf[T_DIRTY];
 
 /*
  * Runs on the parent's memory while the parent waits: no hf_*() that can
- * fail() (exit() would run the parent's atexit handlers), just _exit().
+ * t_fail() (exit() would run the parent's atexit handlers), just _exit().
  */
 static int vfork_child(void *arg)
 {
@@ -521,7 +520,7 @@ static int vfork_child(void *arg)
 			if (pwrite(fd, vfork_buf, sizeof(vfork_buf), 0) !=
 			    sizeof(vfork_buf))
 				_exit(12);
-			hf_wait_idle_worker();
+			t_wait_idle_worker();
 		}
 		sqe = io_uring_get_sqe(&ring);
 		if (!sqe)
@@ -555,25 +554,25 @@ static void *vfork_parent(void *arg)
 
 	(void)arg;
 	snprintf(va.path, sizeof(va.path), "%s/%s.vfork.%d",
-		 test_dir("IOUH_EXT4"), NAME, gettid());
+		 t_dir("IOUH_EXT4"), NAME, gettid());
 	stack = malloc(VFORK_STACK);
 	if (!stack)
-		fail("malloc: %s", strerror(errno));
+		t_fail("malloc: %s", strerror(errno));
 	refusal_start(&r, "vfork");
 	pid = clone(vfork_child, stack + VFORK_STACK,
 		    CLONE_VM | CLONE_VFORK | SIGCHLD, &va);
 	if (pid < 0)
-		fail("%s: clone: %s", what, strerror(errno));
+		t_fail("%s: clone: %s", what, strerror(errno));
 	if (waitpid(pid, &st, 0) != pid)
-		fail("%s: waitpid: %s", what, strerror(errno));
+		t_fail("%s: waitpid: %s", what, strerror(errno));
 	unlink(va.path);
 	free(stack);
 	if (WIFSIGNALED(st))
-		fail("%s: killed by signal %d", what, WTERMSIG(st));
+		t_fail("%s: killed by signal %d", what, WTERMSIG(st));
 	if (WEXITSTATUS(st) == 17)
-		fail("%s: the blocking fsync failed", what);
+		t_fail("%s: the blocking fsync failed", what);
 	if (WEXITSTATUS(st))
-		fail("%s: failed with status %d (see vfork_child())", what,
+		t_fail("%s: failed with status %d (see vfork_child())", what,
 		     WEXITSTATUS(st));
 	expect_refused(what, &r);
 	passed++;
@@ -585,11 +584,11 @@ static void *vfork_parent(void *arg)
 static void *l1d_flush(void *arg)
 {
 	const char *what = "(h) L1D flush";
-	struct hf hf;
+	struct t_force tf;
 	int ret;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	if (prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH, PR_SPEC_ENABLE,
 		  0, 0)) {
 		case_skip("%s: %s", what, strerror(errno));
@@ -597,16 +596,16 @@ static void *l1d_flush(void *arg)
 	}
 
 	/* refused or carried along, either is right */
-	hf_block(&hf);
+	t_force_block(&tf);
 
 	ret = prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_L1D_FLUSH, 0, 0, 0);
 	if (ret < 0)
-		fail("%s: PR_GET_SPECULATION_CTRL: %s", what, strerror(errno));
+		t_fail("%s: PR_GET_SPECULATION_CTRL: %s", what, strerror(errno));
 	if (!(ret & PR_SPEC_ENABLE))
-		fail("%s: no longer enabled (%#x)", what, ret);
+		t_fail("%s: no longer enabled (%#x)", what, ret);
 	passed++;
 out:
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -618,7 +617,7 @@ static unsigned long core_cookie(const char *what)
 
 	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0,
 		  PR_SCHED_CORE_SCOPE_THREAD, &cookie))
-		fail("%s: PR_SCHED_CORE_GET: %s", what, strerror(errno));
+		t_fail("%s: PR_SCHED_CORE_GET: %s", what, strerror(errno));
 	return cookie;
 }
 
@@ -627,31 +626,31 @@ static void *sched_core(void *arg)
 	const char *what = "(i) core scheduling cookie";
 	unsigned long cookie, now;
 	struct refusal r;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0,
 		  PR_SCHED_CORE_SCOPE_THREAD, 0)) {
 		if (errno != EINVAL && errno != ENODEV)
-			fail("%s: PR_SCHED_CORE_CREATE: %s", what,
+			t_fail("%s: PR_SCHED_CORE_CREATE: %s", what,
 			     strerror(errno));
 		case_skip("%s: %s", what, strerror(errno));
 		goto out;
 	}
 	cookie = core_cookie(what);
 	if (!cookie)
-		fail("%s: no cookie after PR_SCHED_CORE_CREATE", what);
+		t_fail("%s: no cookie after PR_SCHED_CORE_CREATE", what);
 
-	refused_block(&hf, &r, "core_sched");
+	refused_block(&tf, &r, "core_sched");
 
 	now = core_cookie(what);
 	if (now != cookie)
-		fail("%s: cookie %#lx, expected %#lx", what, now, cookie);
+		t_fail("%s: cookie %#lx, expected %#lx", what, now, cookie);
 	expect_refused(what, &r);
 	passed++;
 out:
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -663,14 +662,14 @@ static int ssb_ctrl(const char *what)
 			0);
 
 	if (ret < 0)
-		fail("%s: PR_GET_SPECULATION_CTRL: %s", what, strerror(errno));
+		t_fail("%s: PR_GET_SPECULATION_CTRL: %s", what, strerror(errno));
 	return ret;
 }
 
 static void *ssb_force_disable(void *arg)
 {
 	const char *what = "(j) store bypass force-disabled";
-	struct hf hf;
+	struct t_force tf;
 	int ret;
 
 	(void)arg;
@@ -681,20 +680,20 @@ static void *ssb_force_disable(void *arg)
 		case_skip("%s: no prctl control (%#x)", what, ssb_ctrl(what));
 		return NULL;
 	}
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	if (prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS,
 		  PR_SPEC_FORCE_DISABLE, 0, 0))
-		fail("%s: PR_SPEC_FORCE_DISABLE: %s", what, strerror(errno));
+		t_fail("%s: PR_SPEC_FORCE_DISABLE: %s", what, strerror(errno));
 
 	/* refused or carried along, either is right */
-	hf_block(&hf);
+	t_force_block(&tf);
 
 	ret = ssb_ctrl(what);
 	if ((ret & ~PR_SPEC_PRCTL) != PR_SPEC_FORCE_DISABLE)
-		fail("%s: reads %#x afterwards, expected %#x", what, ret,
+		t_fail("%s: reads %#x afterwards, expected %#x", what, ret,
 		     (int)(PR_SPEC_PRCTL | PR_SPEC_FORCE_DISABLE));
 	passed++;
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -729,7 +728,7 @@ static void *sme_za(void *arg)
 	unsigned char in[ZA_ROW_MAX], out[ZA_ROW_MAX];
 	unsigned int i, svl;
 	struct refusal r;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
 	if (!(getauxval(AT_HWCAP2) & HWCAP2_SME)) {
@@ -738,24 +737,24 @@ static void *sme_za(void *arg)
 	}
 	svl = prctl(PR_SME_GET_VL) & PR_SME_VL_LEN_MASK;
 	if (svl < 16 || svl > ZA_ROW_MAX)
-		fail("%s: PR_SME_GET_VL: %u", what, svl);
+		t_fail("%s: PR_SME_GET_VL: %u", what, svl);
 	for (i = 0; i < svl; i++)
 		in[i] = (i * 29 + 0x17) & 0xff;
 	memset(out, 0, sizeof(out));
-	hf_init(&hf, NAME);
+	t_force_init(&tf, NAME);
 	/* ZA on, streaming mode off: the rest of the code runs as usual */
 	__asm__ volatile(".arch_extension sme\n\tsmstart za" : : : "memory");
 	za_row_load(in);
 
-	refused_block(&hf, &r, "sme");
+	refused_block(&tf, &r, "sme");
 
 	za_row_store(out);
 	__asm__ volatile(".arch_extension sme\n\tsmstop za" : : : "memory");
 	if (memcmp(in, out, svl))
-		fail("%s: ZA vector 0 changed", what);
+		t_fail("%s: ZA vector 0 changed", what);
 	expect_refused(what, &r);
 	passed++;
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 #else
@@ -770,21 +769,21 @@ static void *sme_za(void *arg)
 int main(void)
 {
 	if (geteuid())
-		skip("needs root");
-	test_dir("IOUH_EXT4");
-	run_in_thread(syscall_user_dispatch, NULL);
-	run_in_thread(thread_cpu_timer, NULL);
-	run_in_thread(perf_event, NULL);
-	run_in_thread(pi_futex_owner, NULL);
-	run_in_thread(sched_fifo, NULL);
-	run_in_thread(io_permissions, NULL);
-	run_in_thread(vfork_parent, NULL);
-	run_in_thread(l1d_flush, NULL);
-	run_in_thread(sched_core, NULL);
-	run_in_thread(ssb_force_disable, NULL);
-	run_in_thread(sme_za, NULL);
+		t_skip("needs root");
+	t_dir("IOUH_EXT4");
+	t_run_in_thread(syscall_user_dispatch, NULL);
+	t_run_in_thread(thread_cpu_timer, NULL);
+	t_run_in_thread(perf_event, NULL);
+	t_run_in_thread(pi_futex_owner, NULL);
+	t_run_in_thread(sched_fifo, NULL);
+	t_run_in_thread(io_permissions, NULL);
+	t_run_in_thread(vfork_parent, NULL);
+	t_run_in_thread(l1d_flush, NULL);
+	t_run_in_thread(sched_core, NULL);
+	t_run_in_thread(ssb_force_disable, NULL);
+	t_run_in_thread(sme_za, NULL);
 	if (!passed)
-		skip("no state could be armed: %s", skipped);
+		t_skip("no state could be armed: %s", skipped);
 	if (*skipped)
 		fprintf(stderr, "note: %d cases passed; skipped %s\n", passed,
 			skipped);

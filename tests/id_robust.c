@@ -6,7 +6,7 @@
  * only happens if the kernel walks A's robust list (registered by glibc
  * with set_robust_list() at thread start) when the task carrying A's tid
  * exits. Blocking is forced by fsync of dirty data on ext4, see
- * handoff_force.c.
+ * helpers.c.
  *
  * Fails on a kernel that hands off without moving the robust list head:
  * the exit of A's tid walks nothing, the lock word keeps A's tid without
@@ -18,8 +18,7 @@
 #include <semaphore.h>
 #include <string.h>
 #include <time.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 static pthread_mutex_t lock;
 static sem_t locked;
@@ -27,20 +26,20 @@ static sem_t locked;
 static void *owner(void *arg)
 {
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 	int ret;
 
 	(void)arg;
-	hf_init(&hf, "id_robust");
+	t_force_init(&tf, "id_robust");
 	ret = pthread_mutex_lock(&lock);
 	if (ret)
-		fail("owner lock: %s", strerror(ret));
+		t_fail("owner lock: %s", strerror(ret));
 	sem_post(&locked);
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	/* and gone, still holding the lock */
 	return NULL;
 }
@@ -55,10 +54,10 @@ int main(void)
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
 	if (pthread_mutex_init(&lock, &attr))
-		fail("pthread_mutex_init");
+		t_fail("pthread_mutex_init");
 	sem_init(&locked, 0, 0);
 	if (pthread_create(&t, NULL, owner, NULL))
-		fail("pthread_create");
+		t_fail("pthread_create");
 	while (sem_wait(&locked))
 		;
 
@@ -66,12 +65,12 @@ int main(void)
 	ts.tv_sec += 5;
 	ret = pthread_mutex_timedlock(&lock, &ts);
 	if (ret == ETIMEDOUT)
-		fail("owner exited, lock not released: robust list lost");
+		t_fail("owner exited, lock not released: robust list lost");
 	if (ret != EOWNERDEAD)
-		fail("lock after owner exit: %s, expected EOWNERDEAD",
+		t_fail("lock after owner exit: %s, expected EOWNERDEAD",
 		     ret ? strerror(ret) : "success");
 	if (pthread_mutex_consistent(&lock))
-		fail("pthread_mutex_consistent");
+		t_fail("pthread_mutex_consistent");
 	pthread_mutex_unlock(&lock);
 	pthread_join(t, NULL);
 	pthread_mutex_destroy(&lock);

@@ -8,7 +8,7 @@
  * CPU, moving there by sched_setaffinity() must show up in cpu_id, which
  * only the kernel's update of a registered area does. Done in the group
  * leader and in a second thread. Blocking is forced by fsync of dirty data
- * on ext4, see handoff_force.c.
+ * on ext4, see helpers.c.
  *
  * Fails on a kernel that hands off without moving the rseq registration or
  * without forcing an update of it on the way out: the re-registration
@@ -21,8 +21,7 @@
 #include <unistd.h>
 #include <sys/rseq.h>
 #include <sys/syscall.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 /* the length glibc registered, the original struct rseq size */
 #define RSEQ_LEN	32
@@ -38,7 +37,7 @@ static int getcpu_sys(void)
 	unsigned int cpu;
 
 	if (syscall(SYS_getcpu, &cpu, NULL, NULL))
-		fail("getcpu: %s", strerror(errno));
+		t_fail("getcpu: %s", strerror(errno));
 	return cpu;
 }
 
@@ -57,7 +56,7 @@ static void pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
-		fail("sched_setaffinity %d: %s", cpu, strerror(errno));
+		t_fail("sched_setaffinity %d: %s", cpu, strerror(errno));
 }
 
 static void check_cpu(int want, const char *who, const char *when)
@@ -66,10 +65,10 @@ static void check_cpu(int want, const char *who, const char *when)
 	int id = (int)rs->cpu_id, start = (int)rs->cpu_id_start;
 
 	if (id != want || start != want)
-		fail("%s, %s: rseq cpu_id %d cpu_id_start %d, expected %d",
+		t_fail("%s, %s: rseq cpu_id %d cpu_id_start %d, expected %d",
 		     who, when, id, start, want);
 	if (getcpu_sys() != want)
-		fail("%s, %s: getcpu %d, pinned to %d", who, when,
+		t_fail("%s, %s: getcpu %d, pinned to %d", who, when,
 		     getcpu_sys(), want);
 }
 
@@ -79,11 +78,11 @@ static void *check(void *arg)
 	int a, b = -1, err;
 	cpu_set_t all;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "id_rseq");
+	t_force_init(&tf, "id_rseq");
 	if (sched_getaffinity(0, sizeof(all), &all))
-		fail("sched_getaffinity: %s", strerror(errno));
+		t_fail("sched_getaffinity: %s", strerror(errno));
 	for (a = 0; !CPU_ISSET(a, &all); a++)
 		;
 	for (b = a + 1; b < CPU_SETSIZE && !CPU_ISSET(b, &all); b++)
@@ -94,31 +93,31 @@ static void *check(void *arg)
 	check_cpu(a, who, "before");
 	err = reregister();
 	if (err != EBUSY)
-		skip("can't probe the rseq registration: %s",
+		t_skip("can't probe the rseq registration: %s",
 		     err ? strerror(err) : "not registered");
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	check_cpu(a, who, "after the submit");
 	err = reregister();
 	if (err != EBUSY)
-		fail("%s: rseq re-registration after the submit: %s", who,
+		t_fail("%s: rseq re-registration after the submit: %s", who,
 		     err ? strerror(err) : "accepted, area was unregistered");
 	if (b >= 0) {
 		pin(b);
 		check_cpu(b, who, "after moving CPUs");
 	}
-	expect_handoff(ho);
+	t_expect_handoff(ho);
 	if (sched_setaffinity(0, sizeof(all), &all))
-		fail("sched_setaffinity: %s", strerror(errno));
-	hf_exit(&hf);
+		t_fail("sched_setaffinity: %s", strerror(errno));
+	t_force_exit(&tf);
 	return NULL;
 }
 
 int main(void)
 {
 	if (__rseq_size == 0)
-		skip("glibc did not register rseq");
-	run_leader_and_thread(check);
+		t_skip("glibc did not register rseq");
+	t_run_leader_and_thread(check);
 	return T_PASS;
 }

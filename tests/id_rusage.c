@@ -7,7 +7,7 @@
  * nivcsw; utime and stime in /proc/thread-self/stat; the thread CPU clock;
  * and, where the kernel has them, rchar/wchar/syscr/syscw in
  * /proc/thread-self/io. Done in the group leader and in a second thread.
- * Blocking is forced by fsync of dirty data on ext4, see handoff_force.c.
+ * Blocking is forced by fsync of dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel that hands off without carrying the accounting over:
  * the tid then reports the worker's near-zero counters.
@@ -18,8 +18,7 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <sys/time.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define BURN_NS		(300 * 1000 * 1000ULL)
 #define NR_IO		4
@@ -39,7 +38,7 @@ static unsigned long long ns(clockid_t clk)
 	struct timespec ts;
 
 	if (clock_gettime(clk, &ts))
-		fail("clock_gettime: %s", strerror(errno));
+		t_fail("clock_gettime: %s", strerror(errno));
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
@@ -62,18 +61,18 @@ static void sample(struct acct *a)
 	int i;
 
 	if (getrusage(RUSAGE_THREAD, &a->ru))
-		fail("getrusage: %s", strerror(errno));
+		t_fail("getrusage: %s", strerror(errno));
 	a->cpu_ns = ns(CLOCK_THREAD_CPUTIME_ID);
-	if (read_text("/proc/thread-self/stat", buf, sizeof(buf)))
-		fail("read /proc/thread-self/stat: %s", strerror(errno));
+	if (t_read_text("/proc/thread-self/stat", buf, sizeof(buf)))
+		t_fail("read /proc/thread-self/stat: %s", strerror(errno));
 	p = strrchr(buf, ')');
 	/* fields 3 to 13, then utime and stime */
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
 			 "%llu %llu", &a->utime, &a->stime) != 2)
-		fail("can't parse /proc/thread-self/stat");
+		t_fail("can't parse /proc/thread-self/stat");
 	for (i = 0; i < NR_IO; i++)
 		a->io[i] = -1;
-	if (read_text("/proc/thread-self/io", buf, sizeof(buf)))
+	if (t_read_text("/proc/thread-self/io", buf, sizeof(buf)))
 		return;
 	for (i = 0; i < NR_IO; i++) {
 		p = strstr(buf, io_keys[i]);
@@ -84,7 +83,7 @@ static void sample(struct acct *a)
 
 #define MONO(who, what, b, a) do {					\
 	if ((a) < (b))							\
-		fail("%s: %s went down, %llu -> %llu", who, what,	\
+		t_fail("%s: %s went down, %llu -> %llu", who, what,	\
 		     (unsigned long long)(b), (unsigned long long)(a));	\
 } while (0)
 
@@ -117,23 +116,23 @@ static void *check(void *arg)
 	const char *who = arg ? "leader" : "thread";
 	struct acct before, after;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "id_rusage");
+	t_force_init(&tf, "id_rusage");
 	burn();
 	sample(&before);
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	sample(&after);
 	compare(&before, &after, who);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
 int main(void)
 {
-	run_leader_and_thread(check);
+	t_run_leader_and_thread(check);
 	return T_PASS;
 }

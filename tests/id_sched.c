@@ -7,7 +7,7 @@
  * affinity of its first allowed CPU only. After the submit
  * sched_getscheduler(), getpriority() and sched_getaffinity() read back the
  * same, and the main thread kept its own. Blocking is forced by fsync of
- * dirty data on ext4, see handoff_force.c.
+ * dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel that hands off without moving policy, nice, the
  * reset-on-fork flag or the user requested affinity: the thread comes back
@@ -19,8 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define NICE	5
 
@@ -33,7 +32,7 @@ static int nice_of(pid_t tid)
 	errno = 0;
 	n = getpriority(PRIO_PROCESS, tid);
 	if (n == -1 && errno)
-		fail("getpriority: %s", strerror(errno));
+		t_fail("getpriority: %s", strerror(errno));
 	return n;
 }
 
@@ -43,45 +42,45 @@ static void *sched_thread(void *arg)
 	cpu_set_t all, one, now;
 	int cpu = -1, pol;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "id_sched");
+	t_force_init(&tf, "id_sched");
 	if (sched_getaffinity(0, sizeof(all), &all))
-		fail("sched_getaffinity: %s", strerror(errno));
+		t_fail("sched_getaffinity: %s", strerror(errno));
 	if (CPU_COUNT(&all) > 1) {
 		for (cpu = 0; !CPU_ISSET(cpu, &all); cpu++)
 			;
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one))
-			fail("sched_setaffinity: %s", strerror(errno));
+			t_fail("sched_setaffinity: %s", strerror(errno));
 	}
 	if (sched_setscheduler(0, SCHED_BATCH | SCHED_RESET_ON_FORK, &sp))
-		fail("sched_setscheduler: %s", strerror(errno));
+		t_fail("sched_setscheduler: %s", strerror(errno));
 	if (setpriority(PRIO_PROCESS, gettid(), NICE))
-		fail("setpriority: %s", strerror(errno));
+		t_fail("setpriority: %s", strerror(errno));
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	pol = sched_getscheduler(0);
 	if (pol != (SCHED_BATCH | SCHED_RESET_ON_FORK))
-		fail("policy %#x, expected SCHED_BATCH|SCHED_RESET_ON_FORK",
+		t_fail("policy %#x, expected SCHED_BATCH|SCHED_RESET_ON_FORK",
 		     pol);
 	if (nice_of(gettid()) != NICE)
-		fail("nice %d, expected %d", nice_of(gettid()), NICE);
+		t_fail("nice %d, expected %d", nice_of(gettid()), NICE);
 	if (cpu >= 0) {
 		if (sched_getaffinity(0, sizeof(now), &now))
-			fail("sched_getaffinity: %s", strerror(errno));
+			t_fail("sched_getaffinity: %s", strerror(errno));
 		if (!CPU_EQUAL(&now, &one))
-			fail("affinity has %d CPUs, expected only CPU %d",
+			t_fail("affinity has %d CPUs, expected only CPU %d",
 			     CPU_COUNT(&now), cpu);
 		if (sched_getcpu() != cpu)
-			fail("running on CPU %d, pinned to %d",
+			t_fail("running on CPU %d, pinned to %d",
 			     sched_getcpu(), cpu);
 	}
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -89,9 +88,9 @@ int main(void)
 {
 	main_policy = sched_getscheduler(0);
 	main_nice = nice_of(gettid());
-	run_in_thread(sched_thread, NULL);
+	t_run_in_thread(sched_thread, NULL);
 	if (sched_getscheduler(0) != main_policy ||
 	    nice_of(gettid()) != main_nice)
-		fail("main thread's policy or nice changed");
+		t_fail("main thread's policy or nice changed");
 	return T_PASS;
 }

@@ -9,7 +9,7 @@
  * handler ran exactly once and on the altstack, SIGUSR2 is still pending,
  * and unblocking it runs its handler once. Done in the group leader and in
  * a second thread. Blocking is forced by fsync of dirty data on ext4, see
- * handoff_force.c.
+ * helpers.c.
  *
  * Fails on a kernel whose handoff leaves the blocked mask, the sigaltstack
  * or the thread's private pending set on the task that blocked (the worker
@@ -26,8 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define ALT_SIZE	(256 * 1024)
 
@@ -61,7 +60,7 @@ static int sleeping(pid_t tid)
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	if (read_text(path, buf, sizeof(buf)))
+	if (t_read_text(path, buf, sizeof(buf)))
 		return 0;
 	p = strrchr(buf, ')');
 	return p && (p[2] == 'S' || p[2] == 'D');
@@ -80,7 +79,7 @@ static void *send_usr1(void *arg)
 	/* past the point where the handoff is set up, into the block */
 	nanosleep(&settle, NULL);
 	if (syscall(SYS_tgkill, getpid(), s->tid, SIGUSR1))
-		fail("tgkill: %s", strerror(errno));
+		t_fail("tgkill: %s", strerror(errno));
 	return NULL;
 }
 
@@ -90,7 +89,7 @@ static void set_handler(int sig, void (*fn)(int), int flags)
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL))
-		fail("sigaction %d: %s", sig, strerror(errno));
+		t_fail("sigaction %d: %s", sig, strerror(errno));
 }
 
 static void check_mask(const sigset_t *want, const char *who)
@@ -99,10 +98,10 @@ static void check_mask(const sigset_t *want, const char *who)
 	int sig;
 
 	if (pthread_sigmask(SIG_BLOCK, NULL, &now))
-		fail("pthread_sigmask query");
+		t_fail("pthread_sigmask query");
 	for (sig = 1; sig < NSIG; sig++)
 		if (sigismember(&now, sig) != sigismember(want, sig))
-			fail("%s: signal %d %sblocked after the submit", who,
+			t_fail("%s: signal %d %sblocked after the submit", who,
 			     sig, sigismember(&now, sig) ? "" : "not ");
 }
 
@@ -111,10 +110,10 @@ static void check_altstack(const stack_t *want, const char *who)
 	stack_t now;
 
 	if (sigaltstack(NULL, &now))
-		fail("sigaltstack query: %s", strerror(errno));
+		t_fail("sigaltstack query: %s", strerror(errno));
 	if (now.ss_sp != want->ss_sp || now.ss_size != want->ss_size ||
 	    now.ss_flags != 0)
-		fail("%s: altstack %p/%zu/%#x, expected %p/%zu/0", who,
+		t_fail("%s: altstack %p/%zu/%#x, expected %p/%zu/0", who,
 		     now.ss_sp, now.ss_size, now.ss_flags, want->ss_sp,
 		     want->ss_size);
 }
@@ -136,73 +135,73 @@ static void *check(void *arg)
 	stack_t ss;
 	pthread_t t;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "id_signals");
+	t_force_init(&tf, "id_signals");
 	usr1_runs = usr1_on_alt = usr2_runs = 0;
 
 	ss.ss_sp = malloc(ALT_SIZE);
 	if (!ss.ss_sp)
-		fail("malloc");
+		t_fail("malloc");
 	ss.ss_size = ALT_SIZE;
 	ss.ss_flags = 0;
 	alt_lo = ss.ss_sp;
 	alt_hi = alt_lo + ALT_SIZE;
 	if (sigaltstack(&ss, NULL))
-		fail("sigaltstack: %s", strerror(errno));
+		t_fail("sigaltstack: %s", strerror(errno));
 	set_handler(SIGUSR1, on_usr1, SA_ONSTACK);
 	set_handler(SIGUSR2, on_usr2, 0);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGWINCH);
 	if (pthread_sigmask(SIG_SETMASK, &mask, NULL))
-		fail("pthread_sigmask");
+		t_fail("pthread_sigmask");
 	/* re-read, the library may keep signals of its own out of it */
 	if (pthread_sigmask(SIG_BLOCK, NULL, &mask))
-		fail("pthread_sigmask query");
+		t_fail("pthread_sigmask query");
 	if (pthread_kill(pthread_self(), SIGUSR2))
-		fail("pthread_kill");
+		t_fail("pthread_kill");
 
 	if (pthread_create(&t, NULL, send_usr1, &s))
-		fail("pthread_create");
+		t_fail("pthread_create");
 	__atomic_store_n(&s.armed, 1, __ATOMIC_RELEASE);
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 	pthread_join(t, NULL);
 	wait_usr1();
 
 	check_mask(&mask, who);
 	check_altstack(&ss, who);
 	if (usr1_runs != 1)
-		fail("%s: SIGUSR1 handler ran %d times", who, (int)usr1_runs);
+		t_fail("%s: SIGUSR1 handler ran %d times", who, (int)usr1_runs);
 	if (usr1_on_alt != 1)
-		fail("%s: SIGUSR1 handler not on the altstack", who);
+		t_fail("%s: SIGUSR1 handler not on the altstack", who);
 	if (usr2_runs)
-		fail("%s: blocked SIGUSR2 was delivered", who);
+		t_fail("%s: blocked SIGUSR2 was delivered", who);
 	if (sigpending(&pend))
-		fail("sigpending: %s", strerror(errno));
+		t_fail("sigpending: %s", strerror(errno));
 	if (!sigismember(&pend, SIGUSR2))
-		fail("%s: SIGUSR2 no longer pending", who);
+		t_fail("%s: SIGUSR2 no longer pending", who);
 	if (sigismember(&pend, SIGUSR1))
-		fail("%s: SIGUSR1 still pending", who);
+		t_fail("%s: SIGUSR1 still pending", who);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGUSR2);
 	if (pthread_sigmask(SIG_UNBLOCK, &mask, NULL))
-		fail("pthread_sigmask unblock");
+		t_fail("pthread_sigmask unblock");
 	if (usr2_runs != 1)
-		fail("%s: SIGUSR2 handler ran %d times after unblocking", who,
+		t_fail("%s: SIGUSR2 handler ran %d times after unblocking", who,
 		     (int)usr2_runs);
 
-	expect_handoff(ho);
+	t_expect_handoff(ho);
 	ss.ss_flags = SS_DISABLE;
 	if (sigaltstack(&ss, NULL))
-		fail("sigaltstack disable: %s", strerror(errno));
+		t_fail("sigaltstack disable: %s", strerror(errno));
 	free(alt_lo);
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
 int main(void)
 {
-	run_leader_and_thread(check);
+	t_run_leader_and_thread(check);
 	return T_PASS;
 }

@@ -6,7 +6,7 @@
  * none) raises it by 3 with SEM_UNDO, then does a blocking fsync, with a
  * handoff in mode handoff. The value must still be 3 afterwards, and once the
  * process exited the kernel must have undone the 3: the value reads 0 again.
- * Blocking is forced by fsync of dirty data on ext4, see handoff_force.c.
+ * Blocking is forced by fsync of dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel that refuses every threaded submitter because its
  * workers don't share the undo list (no handoff), or that hands off and
@@ -20,8 +20,7 @@
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 static int semid;
 
@@ -30,7 +29,7 @@ static int sem_value(void)
 	int v = semctl(semid, 0, GETVAL);
 
 	if (v < 0)
-		fail("semctl GETVAL: %s", strerror(errno));
+		t_fail("semctl GETVAL: %s", strerror(errno));
 	return v;
 }
 
@@ -38,17 +37,17 @@ static void *raise_and_block(void *arg)
 {
 	struct sembuf up = { .sem_num = 0, .sem_op = 3, .sem_flg = SEM_UNDO };
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "id_sysvsem");
+	t_force_init(&tf, "id_sysvsem");
 	if (semop(semid, &up, 1))
-		fail("semop +3 SEM_UNDO: %s", strerror(errno));
-	ho = hf_block(&hf);
+		t_fail("semop +3 SEM_UNDO: %s", strerror(errno));
+	ho = t_force_block(&tf);
 	if (sem_value() != 3)
-		fail("value %d after the submit, expected 3", sem_value());
-	expect_handoff(ho);
-	hf_exit(&hf);
+		t_fail("value %d after the submit, expected 3", sem_value());
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -59,20 +58,20 @@ static void test_undo_after_exit(void)
 
 	semid = semget(IPC_PRIVATE, 1, 0600);
 	if (semid < 0)
-		skip("semget: %s", strerror(errno));
+		t_skip("semget: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid) {
-		run_in_thread(raise_and_block, NULL);
+		t_run_in_thread(raise_and_block, NULL);
 		/* the whole process holds the undo list until it exits */
 		if (sem_value() != 3)
-			fail("value %d after the thread exited, expected 3",
+			t_fail("value %d after the thread exited, expected 3",
 			     sem_value());
 		exit(T_PASS);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		fail("the test process died (status %#x)", st);
+		t_fail("the test process died (status %#x)", st);
 	if (WEXITSTATUS(st) != T_PASS) {
 		semctl(semid, 0, IPC_RMID);
 		exit(WEXITSTATUS(st));
@@ -80,7 +79,7 @@ static void test_undo_after_exit(void)
 	st = sem_value();
 	semctl(semid, 0, IPC_RMID);
 	if (st)
-		fail("value %d after the process exited, expected 0 (undone)",
+		t_fail("value %d after the process exited, expected 0 (undone)",
 		     st);
 }
 

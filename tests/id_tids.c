@@ -4,7 +4,7 @@
  * a blocking submit, in the group leader and in a second thread, and
  * /proc/self/task lists the same user threads (io-wq and SQPOLL threads
  * aside) before and after. Blocking is forced by fsync of dirty data on
- * ext4, see handoff_force.c.
+ * ext4, see helpers.c.
  *
  * Fails on a kernel that hands off without exchanging the tids (gettid()
  * returns the worker's), without moving group leadership along with the
@@ -19,8 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define MAX_TIDS	256
 
@@ -38,7 +37,7 @@ static int user_tids(int *tids)
 
 	d = opendir("/proc/self/task");
 	if (!d)
-		fail("opendir /proc/self/task: %s", strerror(errno));
+		t_fail("opendir /proc/self/task: %s", strerror(errno));
 	while ((de = readdir(d))) {
 		char path[300], comm[64];
 
@@ -47,12 +46,12 @@ static int user_tids(int *tids)
 		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
 			 de->d_name);
 		/* gone meanwhile, an exiting worker */
-		if (read_text(path, comm, sizeof(comm)))
+		if (t_read_text(path, comm, sizeof(comm)))
 			continue;
 		if (!strncmp(comm, "iou-", 4))
 			continue;
 		if (n == MAX_TIDS)
-			fail("more than %d threads", MAX_TIDS);
+			t_fail("more than %d threads", MAX_TIDS);
 		tids[n++] = atoi(de->d_name);
 	}
 	closedir(d);
@@ -78,7 +77,7 @@ static void same_tids(const int *before, int n)
 			return;
 		nanosleep(&ms, NULL);
 	}
-	fail("/proc/self/task: %d user threads before, %d after", n, m);
+	t_fail("/proc/self/task: %d user threads before, %d after", n, m);
 }
 
 static void check_proc_links(pid_t pid, pid_t tid)
@@ -88,11 +87,11 @@ static void check_proc_links(pid_t pid, pid_t tid)
 
 	n = readlink("/proc/thread-self", link, sizeof(link) - 1);
 	if (n < 0)
-		fail("readlink /proc/thread-self: %s", strerror(errno));
+		t_fail("readlink /proc/thread-self: %s", strerror(errno));
 	link[n] = '\0';
 	snprintf(want, sizeof(want), "%d/task/%d", pid, tid);
 	if (strcmp(link, want))
-		fail("/proc/thread-self is %s, expected %s", link, want);
+		t_fail("/proc/thread-self is %s, expected %s", link, want);
 }
 
 static void *check(void *arg)
@@ -101,31 +100,31 @@ static void *check(void *arg)
 	pid_t tid, pid, ppid;
 	int before[MAX_TIDS], n;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "id_tids");
+	t_force_init(&tf, "id_tids");
 	tid = gettid();
 	pid = getpid();
 	ppid = getppid();
 	if (leader != (tid == pid))
-		fail("test setup: leader %d, tid %d, pid %d", leader, tid, pid);
+		t_fail("test setup: leader %d, tid %d, pid %d", leader, tid, pid);
 	n = user_tids(before);
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	if (gettid() != tid)
-		fail("%s: gettid %d, expected %d", leader ? "leader" : "thread",
+		t_fail("%s: gettid %d, expected %d", leader ? "leader" : "thread",
 		     gettid(), tid);
 	if (getpid() != pid)
-		fail("%s: getpid %d, expected %d", leader ? "leader" : "thread",
+		t_fail("%s: getpid %d, expected %d", leader ? "leader" : "thread",
 		     getpid(), pid);
 	if (getppid() != ppid)
-		fail("%s: getppid %d, expected %d",
+		t_fail("%s: getppid %d, expected %d",
 		     leader ? "leader" : "thread", getppid(), ppid);
 	check_proc_links(pid, tid);
 	same_tids(before, n);
-	expect_handoff(ho);
-	hf_exit(&hf);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -135,7 +134,7 @@ static void *bystander(void *arg)
 	char c;
 
 	if (read(*(int *)arg, &c, 1) != 1)
-		fail("bystander read: %s", strerror(errno));
+		t_fail("bystander read: %s", strerror(errno));
 	return NULL;
 }
 
@@ -145,12 +144,12 @@ int main(void)
 	int p[2];
 
 	if (pipe(p))
-		fail("pipe: %s", strerror(errno));
+		t_fail("pipe: %s", strerror(errno));
 	if (pthread_create(&t, NULL, bystander, &p[0]))
-		fail("pthread_create");
-	run_leader_and_thread(check);
+		t_fail("pthread_create");
+	t_run_leader_and_thread(check);
 	if (write(p[1], "x", 1) != 1)
-		fail("write: %s", strerror(errno));
+		t_fail("write: %s", strerror(errno));
 	pthread_join(t, NULL);
 	return T_PASS;
 }

@@ -5,7 +5,7 @@
  * (the TCB, found through the FS base on x86_64) is unchanged, and on
  * x86_64 ARCH_GET_FS reads back the same FS base. Done in the group leader
  * and in a second thread. Blocking is forced by fsync of dirty data on
- * ext4, see handoff_force.c.
+ * ext4, see helpers.c.
  *
  * An io-wq worker inherits the FS base of the thread that created it, the
  * submitter itself, so an FS base that did not move would go unnoticed.
@@ -30,8 +30,7 @@
 #ifdef __x86_64__
 #include <asm/prctl.h>
 #endif
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 static __thread unsigned long tls_val;
 
@@ -85,31 +84,31 @@ __asm__("\t.text\n"
  * runs with another value in it: one that didn't move comes back as
  * glibc's TCB address.
  */
-static void check_tpidr(struct hf *hf, const char *who)
+static void check_tpidr(struct t_force *tf, const char *who)
 {
 	struct tp_io io = { 0 };
 	long long ho;
 	int res;
 
 	/* the first submit's handoff: wait for a worker to take this one */
-	hf_wait_idle_worker();
-	hf_queue_fsync(hf, 0x7b);
+	t_wait_idle_worker();
+	t_force_queue_fsync(tf, 0x7b);
 	io.tp_in = 0x5eed7b1d00UL ^ (unsigned long)gettid();
-	io.fd = hf->ring.ring_fd;
+	io.fd = tf->ring.ring_fd;
 
-	ho = handoff_counter("handoffs");
+	ho = t_counter("handoffs");
 	tp_enter(&io);
 	if (io.ret != 1)
-		fail("%s: io_uring_enter returned %ld, expected 1", who,
+		t_fail("%s: io_uring_enter returned %ld, expected 1", who,
 		     io.ret);
-	res = hf_reap_one(&hf->ring, 0x7b);
+	res = t_reap_one(&tf->ring, 0x7b);
 	if (res)
-		fail("%s: fsync res %d (%s), expected 0", who, res,
+		t_fail("%s: fsync res %d (%s), expected 0", who, res,
 		     strerror(-res));
 	if (io.tp_out != io.tp_in)
-		fail("%s: TPIDR_EL0 %#lx, expected %#lx", who, io.tp_out,
+		t_fail("%s: TPIDR_EL0 %#lx, expected %#lx", who, io.tp_out,
 		     io.tp_in);
-	expect_handoff(ho);
+	t_expect_handoff(ho);
 }
 #endif
 
@@ -121,14 +120,14 @@ static unsigned long seg_base(int code)
 	unsigned long base;
 
 	if (syscall(SYS_arch_prctl, code, &base))
-		fail("arch_prctl %#x: %s", code, strerror(errno));
+		t_fail("arch_prctl %#x: %s", code, strerror(errno));
 	return base;
 }
 
 static void set_gs(unsigned long base)
 {
 	if (syscall(SYS_arch_prctl, ARCH_SET_GS, base))
-		fail("ARCH_SET_GS: %s", strerror(errno));
+		t_fail("ARCH_SET_GS: %s", strerror(errno));
 }
 #endif
 
@@ -141,9 +140,9 @@ static void *check(void *arg)
 	unsigned long val, *addr;
 	pthread_t self;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "id_tls");
+	t_force_init(&tf, "id_tls");
 	val = 0x7e5a1d00UL ^ (unsigned long)gettid();
 	tls_val = val;
 	addr = &tls_val;
@@ -153,37 +152,37 @@ static void *check(void *arg)
 	gs = (unsigned long)gs_target + (arg ? 8 : 16);
 	set_gs(gs);
 	if (seg_base(ARCH_GET_GS) != gs)
-		fail("ARCH_SET_GS did not take");
+		t_fail("ARCH_SET_GS did not take");
 #endif
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	if (&tls_val != addr)
-		fail("%s: TLS variable at %p, was at %p", who,
+		t_fail("%s: TLS variable at %p, was at %p", who,
 		     (void *)&tls_val, (void *)addr);
 	if (tls_val != val)
-		fail("%s: TLS value %#lx, expected %#lx", who, tls_val, val);
+		t_fail("%s: TLS value %#lx, expected %#lx", who, tls_val, val);
 	if (!pthread_equal(pthread_self(), self))
-		fail("%s: pthread_self changed", who);
+		t_fail("%s: pthread_self changed", who);
 #ifdef __x86_64__
 	if (seg_base(ARCH_GET_FS) != fs)
-		fail("%s: FS base %#lx, expected %#lx", who,
+		t_fail("%s: FS base %#lx, expected %#lx", who,
 		     seg_base(ARCH_GET_FS), fs);
 	if (seg_base(ARCH_GET_GS) != gs)
-		fail("%s: GS base %#lx, expected %#lx", who,
+		t_fail("%s: GS base %#lx, expected %#lx", who,
 		     seg_base(ARCH_GET_GS), gs);
 	set_gs(0);
 #endif
-	expect_handoff(ho);
+	t_expect_handoff(ho);
 #ifdef __aarch64__
-	check_tpidr(&hf, who);
+	check_tpidr(&tf, who);
 #endif
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
 int main(void)
 {
-	run_leader_and_thread(check);
+	t_run_leader_and_thread(check);
 	return T_PASS;
 }

@@ -8,7 +8,7 @@
  * handoff the submit must hand off (skip if not, unless
  * IOUH_EXPECT_HANDOFF=1). Skips on a kernel without CONFIG_UCLAMP_TASK
  * (sched_setattr fails with EOPNOTSUPP or EINVAL). Blocking is forced by
- * fsync of dirty data on ext4, see handoff_force.c.
+ * fsync of dirty data on ext4, see helpers.c.
  *
  * Fails on a kernel/module that hands off without moving the clamps: the
  * thread comes back with the worker's, the defaults.
@@ -20,8 +20,7 @@
 #include <sys/syscall.h>
 #include <linux/sched.h>
 #include <linux/sched/types.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define UMIN	128
 #define UMAX	512
@@ -30,7 +29,7 @@ static void get_attr(struct sched_attr *attr, const char *who)
 {
 	memset(attr, 0, sizeof(*attr));
 	if (syscall(SYS_sched_getattr, 0, attr, SCHED_ATTR_SIZE_VER1, 0))
-		fail("%s: sched_getattr: %s", who, strerror(errno));
+		t_fail("%s: sched_getattr: %s", who, strerror(errno));
 }
 
 static void *clamped(void *arg)
@@ -42,32 +41,32 @@ static void *clamped(void *arg)
 		.sched_util_max = UMAX,
 	};
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
 	/* the worker, the handoff target, has the default clamps */
-	hf_init(&hf, "id_uclamp");
+	t_force_init(&tf, "id_uclamp");
 	if (syscall(SYS_sched_setattr, 0, &attr, 0)) {
 		if (errno == EOPNOTSUPP || errno == EINVAL)
-			skip("sched_setattr with clamps: %s, no CONFIG_UCLAMP_TASK",
+			t_skip("sched_setattr with clamps: %s, no CONFIG_UCLAMP_TASK",
 			     strerror(errno));
-		fail("sched_setattr with clamps: %s", strerror(errno));
+		t_fail("sched_setattr with clamps: %s", strerror(errno));
 	}
 	get_attr(&attr, "before the submit");
 	if (attr.sched_util_min != UMIN || attr.sched_util_max != UMAX)
-		fail("clamps %u..%u right after setting %u..%u",
+		t_fail("clamps %u..%u right after setting %u..%u",
 		     attr.sched_util_min, attr.sched_util_max, UMIN, UMAX);
 
-	ho = hf_block(&hf);
+	ho = t_force_block(&tf);
 
 	get_attr(&attr, "clamped thread");
 	if (attr.sched_util_min != UMIN || attr.sched_util_max != UMAX)
-		fail("clamps %u..%u, expected %u..%u", attr.sched_util_min,
+		t_fail("clamps %u..%u, expected %u..%u", attr.sched_util_min,
 		     attr.sched_util_max, UMIN, UMAX);
 	if (attr.sched_policy != SCHED_NORMAL)
-		fail("policy %u, expected SCHED_OTHER", attr.sched_policy);
-	expect_handoff(ho);
-	hf_exit(&hf);
+		t_fail("policy %u, expected SCHED_OTHER", attr.sched_policy);
+	t_expect_handoff(ho);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -75,13 +74,13 @@ int main(void)
 {
 	struct sched_attr before, after;
 
-	test_dir("IOUH_EXT4");
+	t_dir("IOUH_EXT4");
 	get_attr(&before, "main thread");
-	run_in_thread(clamped, NULL);
+	t_run_in_thread(clamped, NULL);
 	get_attr(&after, "main thread");
 	if (after.sched_util_min != before.sched_util_min ||
 	    after.sched_util_max != before.sched_util_max)
-		fail("main thread's clamps changed: %u..%u -> %u..%u",
+		t_fail("main thread's clamps changed: %u..%u -> %u..%u",
 		     before.sched_util_min, before.sched_util_max,
 		     after.sched_util_min, after.sched_util_max);
 	return T_PASS;

@@ -9,7 +9,7 @@
  * to PTRACE_SEIZE P, while a sibling R that P didn't name must not (that R
  * gets EPERM shows the scope is in force). P, Q and R run as uid 65534, so
  * CAP_SYS_PTRACE doesn't bypass the scope. Skips without Yama. Blocking is
- * forced by fsync of dirty data on ext4, see handoff_force.c.
+ * forced by fsync of dirty data on ext4, see helpers.c.
  *
  * After the handoff P has a posix timer fire: the timer takes siglock in a
  * hard interrupt, Yama's lock was taken with interrupts on by the prctl, and
@@ -30,8 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define SCOPE	"/proc/sys/kernel/yama/ptrace_scope"
 #define NOBODY	65534
@@ -44,11 +43,11 @@ static void write_scope(const char *v)
 	int fd = open(SCOPE, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
-		fail("writing %s: %s", SCOPE, strerror(errno));
+		t_fail("writing %s: %s", SCOPE, strerror(errno));
 	close(fd);
 }
 
-/* at exit of the test, not of its children (fail() exits too) */
+/* at exit of the test, not of its children (t_fail() exits too) */
 static void restore_scope(void)
 {
 	if (getpid() == main_pid)
@@ -59,10 +58,10 @@ static void drop_to_nobody(void)
 {
 	if (setresgid(NOBODY, NOBODY, NOBODY) ||
 	    setresuid(NOBODY, NOBODY, NOBODY))
-		fail("dropping to uid %d: %s", NOBODY, strerror(errno));
+		t_fail("dropping to uid %d: %s", NOBODY, strerror(errno));
 	/* a setuid makes the process undumpable, and so untraceable */
 	if (prctl(PR_SET_DUMPABLE, 1))
-		fail("PR_SET_DUMPABLE: %s", strerror(errno));
+		t_fail("PR_SET_DUMPABLE: %s", strerror(errno));
 }
 
 /* a posix timer's expiry queues its signal under siglock, in hard irq */
@@ -80,12 +79,12 @@ static void fire_posix_timer(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		fail("sigprocmask: %s", strerror(errno));
+		t_fail("sigprocmask: %s", strerror(errno));
 	if (timer_create(CLOCK_MONOTONIC, &sev, &t) ||
 	    timer_settime(t, 0, &its, NULL))
-		fail("posix timer: %s", strerror(errno));
+		t_fail("posix timer: %s", strerror(errno));
 	if (sigwait(&set, &sig) || sig != SIGUSR1)
-		fail("sigwait for the timer: %d", sig);
+		t_fail("sigwait for the timer: %d", sig);
 	timer_delete(t);
 }
 
@@ -106,17 +105,17 @@ static void named_process(int in, int out)
 {
 	pid_t tracer;
 	long long ho;
-	struct hf hf;
+	struct t_force tf;
 	char c;
 
 	/* the file needs root, the ring and its worker don't care */
-	hf_init(&hf, "id_yama");
+	t_force_init(&tf, "id_yama");
 	drop_to_nobody();
 	get(in, &tracer, sizeof(tracer));
 	if (prctl(PR_SET_PTRACER, tracer, 0, 0, 0))
-		fail("PR_SET_PTRACER %d: %s", tracer, strerror(errno));
-	ho = hf_block(&hf);
-	expect_handoff(ho);
+		t_fail("PR_SET_PTRACER %d: %s", tracer, strerror(errno));
+	ho = t_force_block(&tf);
+	t_expect_handoff(ho);
 	fire_posix_timer();
 	put(out, "B", 1);
 	get(in, &c, 1);
@@ -132,15 +131,15 @@ static void tracer_process(int in, int named)
 	get(in, &target, sizeof(target));
 	if (ptrace(PTRACE_SEIZE, target, 0, 0)) {
 		if (named)
-			fail("the named tracer can't seize the leader that blocked: %s",
+			t_fail("the named tracer can't seize the leader that blocked: %s",
 			     strerror(errno));
 		if (errno != EPERM)
-			fail("an unnamed process can't seize, but with %s",
+			t_fail("an unnamed process can't seize, but with %s",
 			     strerror(errno));
 		_exit(0);
 	}
 	if (!named)
-		fail("an unnamed process could seize: the scope is not in force");
+		t_fail("an unnamed process could seize: the scope is not in force");
 	/* our exit detaches */
 	_exit(0);
 }
@@ -150,7 +149,7 @@ static pid_t spawn(void (*fn)(int, int), int in, int arg)
 	pid_t pid = fork();
 
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid)
 		fn(in, arg);
 	return pid;
@@ -161,9 +160,9 @@ static void reap(pid_t pid, const char *who)
 	int st;
 
 	if (waitpid(pid, &st, 0) != pid)
-		fail("waitpid %s: %s", who, strerror(errno));
+		t_fail("waitpid %s: %s", who, strerror(errno));
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fail("%s failed (status %#x), see above", who, st);
+		t_fail("%s failed (status %#x), see above", who, st);
 }
 
 static void test_yama_leader(void)
@@ -173,14 +172,14 @@ static void test_yama_leader(void)
 	char c;
 
 	if (pipe(to_p) || pipe(from_p) || pipe(to_q) || pipe(to_r))
-		fail("pipe: %s", strerror(errno));
+		t_fail("pipe: %s", strerror(errno));
 	p = spawn(named_process, to_p[0], from_p[1]);
 	q = spawn(tracer_process, to_q[0], 1);
 	r = spawn(tracer_process, to_r[0], 0);
 
 	put(to_p[1], &q, sizeof(q));
 	if (read(from_p[0], &c, 1) != 1)
-		fail("the named process died before its submit returned");
+		t_fail("the named process died before its submit returned");
 	put(to_q[1], &p, sizeof(p));
 	reap(q, "the named tracer");
 	put(to_r[1], &p, sizeof(p));
@@ -191,10 +190,10 @@ static void test_yama_leader(void)
 
 int main(void)
 {
-	if (read_text(SCOPE, old_scope, sizeof(old_scope)))
-		skip("no Yama (%s)", SCOPE);
+	if (t_read_text(SCOPE, old_scope, sizeof(old_scope)))
+		t_skip("no Yama (%s)", SCOPE);
 	if (geteuid())
-		skip("needs root");
+		t_skip("needs root");
 	old_scope[strcspn(old_scope, "\n")] = '\0';
 	main_pid = getpid();
 	write_scope("1");

@@ -21,8 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <liburing.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define N	16
 
@@ -33,18 +32,18 @@ static void submit_wait_all(struct io_uring *ring, int n, int want)
 
 	ret = io_uring_submit(ring);
 	if (ret != n)
-		fail("submit: %d, expected %d", ret, n);
+		t_fail("submit: %d, expected %d", ret, n);
 	for (i = 0; i < n; i++) {
 		ret = io_uring_wait_cqe(ring, &cqe);
 		if (ret)
-			fail("wait_cqe: %s", strerror(-ret));
+			t_fail("wait_cqe: %s", strerror(-ret));
 		if (cqe->res != want)
-			fail("cqe %llu: res %d, expected %d",
+			t_fail("cqe %llu: res %d, expected %d",
 			     (unsigned long long)cqe->user_data, cqe->res, want);
 		io_uring_cqe_seen(ring, cqe);
 	}
 	if (io_uring_peek_cqe(ring, &cqe) == 0)
-		fail("an extra CQE, user_data %llu",
+		t_fail("an extra CQE, user_data %llu",
 		     (unsigned long long)cqe->user_data);
 }
 
@@ -60,13 +59,13 @@ static void tmpfs_batch(const char *dir)
 	snprintf(path, sizeof(path), "%s/inline_issue.%d", dir, getpid());
 	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, "x", 1) != 1)
-		fail("create %s", path);
+		t_fail("create %s", path);
 	if (io_uring_queue_init(2 * N, &ring, 0))
-		fail("queue_init");
-	hf_warm(&ring);
+		t_fail("queue_init");
+	t_warm(&ring);
 
-	in = handoff_counter("inline_done");
-	all = inline_issued();
+	in = t_counter("inline_done");
+	all = t_inline_issued();
 	for (i = 0; i < N; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
@@ -80,15 +79,15 @@ static void tmpfs_batch(const char *dir)
 	submit_wait_all(&ring, N, 0);
 	for (i = 0; i < N; i++)
 		if (stx[i].stx_size != 1)
-			fail("statx %d: size %llu", i,
+			t_fail("statx %d: size %llu", i,
 			     (unsigned long long)stx[i].stx_size);
-	if (mode_handoff() &&
-	    handoff_counter("inline_done") - in != 2 * N)
-		fail("inline_done moved by %lld, expected %d",
-		     handoff_counter("inline_done") - in, 2 * N);
-	expect_inline(all, 2 * N);
-	if (!mode_handoff())
-		expect_no_inline(all);
+	if (t_mode_handoff() &&
+	    t_counter("inline_done") - in != 2 * N)
+		t_fail("inline_done moved by %lld, expected %d",
+		     t_counter("inline_done") - in, 2 * N);
+	t_expect_inline(all, 2 * N);
+	if (!t_mode_handoff())
+		t_expect_no_inline(all);
 	io_uring_queue_exit(&ring);
 	close(fd);
 	unlink(path);
@@ -98,24 +97,24 @@ static void tmpfs_batch(const char *dir)
 static void ext4_block(void)
 {
 	long long in, all, ho;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init(&hf, "inline_issue");
-	in = handoff_counter("inline_done");
-	all = inline_issued();
-	ho = hf_block(&hf);
-	expect_inline(all, 1);
-	expect_handoff(ho);
-	if (mode_handoff() && handoff_counter("inline_done") != in)
-		fail("a sleeping issue was counted as inline_done");
-	if (!mode_handoff())
-		expect_no_inline(all);
-	hf_exit(&hf);
+	t_force_init(&tf, "inline_issue");
+	in = t_counter("inline_done");
+	all = t_inline_issued();
+	ho = t_force_block(&tf);
+	t_expect_inline(all, 1);
+	t_expect_handoff(ho);
+	if (t_mode_handoff() && t_counter("inline_done") != in)
+		t_fail("a sleeping issue was counted as inline_done");
+	if (!t_mode_handoff())
+		t_expect_no_inline(all);
+	t_force_exit(&tf);
 }
 
 int main(void)
 {
-	tmpfs_batch(test_dir("IOUH_TMPFS"));
+	tmpfs_batch(t_dir("IOUH_TMPFS"));
 	ext4_block();
 	return T_PASS;
 }

@@ -23,8 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <liburing.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define FIFO_UD	0xf1f0
 
@@ -48,7 +47,7 @@ static void *helper(void *arg)
 	usleep(300 * 1000);
 	fd = open(fifo, O_WRONLY);
 	if (fd < 0)
-		fail("open %s for writing: %s", fifo, strerror(errno));
+		t_fail("open %s for writing: %s", fifo, strerror(errno));
 	usleep(100 * 1000);
 	close(fd);
 	return NULL;
@@ -65,38 +64,38 @@ int main(void)
 	int res;
 
 	snprintf(fifo, sizeof(fifo), "%s/inline_signal.%d",
-		 test_dir("IOUH_TMPFS"), getpid());
+		 t_dir("IOUH_TMPFS"), getpid());
 	unlink(fifo);
 	if (mkfifo(fifo, 0600))
-		fail("mkfifo: %s", strerror(errno));
+		t_fail("mkfifo: %s", strerror(errno));
 	if (sigaction(SIGUSR1, &sa, NULL))
-		fail("sigaction");
+		t_fail("sigaction");
 	if (io_uring_queue_init(8, &ring, 0))
-		fail("queue_init");
+		t_fail("queue_init");
 	/* an idle worker to hand off to, or the open is punted */
-	hf_warm(&ring);
+	t_warm(&ring);
 	submitter = gettid();
 	if (pthread_create(&thr, NULL, helper, NULL))
-		fail("pthread_create");
+		t_fail("pthread_create");
 
-	in = inline_issued();
+	in = t_inline_issued();
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_openat(sqe, AT_FDCWD, fifo, O_RDONLY | O_CREAT, 0600);
 	io_uring_sqe_set_data64(sqe, FIFO_UD);
 	if (io_uring_submit(&ring) != 1)
-		fail("submit");
-	res = hf_reap_one(&ring, FIFO_UD);
+		t_fail("submit");
+	res = t_reap_one(&ring, FIFO_UD);
 	unlink(fifo);
 	/* before the join: the helper's open would wait for a reader forever */
 	if (res < 0)
-		fail("openat of the FIFO: %d (%s)", res, strerror(-res));
+		t_fail("openat of the FIFO: %d (%s)", res, strerror(-res));
 	pthread_join(thr, NULL);
 	if (fstat(res, &st) || !S_ISFIFO(st.st_mode))
-		fail("openat returned fd %d, not the FIFO", res);
+		t_fail("openat returned fd %d, not the FIFO", res);
 	close(res);
 	if (handled != 1)
-		fail("SIGUSR1 handler ran %d times, expected 1", (int)handled);
-	expect_inline(in, 1);
+		t_fail("SIGUSR1 handler ran %d times, expected 1", (int)handled);
+	t_expect_inline(in, 1);
 	io_uring_queue_exit(&ring);
 	return T_PASS;
 }

@@ -21,8 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <liburing.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define NR	16
 #define SIZE	4096
@@ -34,26 +33,26 @@ static void statx_batch(struct io_uring *ring, const char *path)
 	struct io_uring_cqe *cqe;
 	int i, ret;
 
-	hf_wait_idle_worker();
+	t_wait_idle_worker();
 	for (i = 0; i < NR; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 		if (!sqe)
-			fail("SQ ring full at %d", i);
+			t_fail("SQ ring full at %d", i);
 		io_uring_prep_statx(sqe, AT_FDCWD, path, 0, STATX_SIZE,
 				    &stx[i]);
 		sqe->user_data = i;
 	}
 	ret = io_uring_submit(ring);
 	if (ret != NR)
-		fail("submit: %d of %d", ret, NR);
+		t_fail("submit: %d of %d", ret, NR);
 	for (i = 0; i < NR; i++) {
 		ret = io_uring_wait_cqe(ring, &cqe);
 		if (ret)
-			fail("wait_cqe: %s", strerror(-ret));
+			t_fail("wait_cqe: %s", strerror(-ret));
 		if (cqe->res || cqe->user_data >= NR ||
 		    stx[cqe->user_data].stx_size != SIZE)
-			fail("statx %llu: res %d, size %llu, expected 0, %d",
+			t_fail("statx %llu: res %d, size %llu, expected 0, %d",
 			     (unsigned long long)cqe->user_data, cqe->res,
 			     cqe->user_data < NR ?
 			     (unsigned long long)stx[cqe->user_data].stx_size :
@@ -67,14 +66,14 @@ static void run_batch(struct io_uring *ring, const char *path,
 		      const char *policy, const char *budget,
 		      long long *issued, long long *punts)
 {
-	long long i0 = inline_issued();
-	long long b0 = handoff_counter("fallback_budget");
+	long long i0 = t_inline_issued();
+	long long b0 = t_counter("fallback_budget");
 
-	handoff_setting_set("policy", policy);
-	handoff_setting_set("batch_budget_us", budget);
+	t_setting_set("policy", policy);
+	t_setting_set("batch_budget_us", budget);
 	statx_batch(ring, path);
-	*issued = inline_issued() - i0;
-	*punts = handoff_counter("fallback_budget") - b0;
+	*issued = t_inline_issued() - i0;
+	*punts = t_counter("fallback_budget") - b0;
 }
 
 static void test_budget_spent(struct io_uring *ring, const char *path)
@@ -83,7 +82,7 @@ static void test_budget_spent(struct io_uring *ring, const char *path)
 
 	run_batch(ring, path, "adaptive", "1", &issued, &punts);
 	if (issued < 1 || issued > 2 || punts != NR - issued)
-		fail("budget 1 us: %lld of %d statx inline, %lld punted by the budget",
+		t_fail("budget 1 us: %lld of %d statx inline, %lld punted by the budget",
 		     issued, NR, punts);
 }
 
@@ -94,49 +93,49 @@ static void test_budget_left(struct io_uring *ring, const char *path,
 
 	run_batch(ring, path, policy, budget, &issued, &punts);
 	if (punts || issued != NR)
-		fail("policy %s, budget %s us: %lld of %d statx inline, %lld punted by the budget",
+		t_fail("policy %s, budget %s us: %lld of %d statx inline, %lld punted by the budget",
 		     policy, budget, issued, NR, punts);
 }
 
 static void test_no_module(struct io_uring *ring, const char *path)
 {
-	long long in = inline_issued();
+	long long in = t_inline_issued();
 
 	statx_batch(ring, path);
-	expect_no_inline(in);
+	t_expect_no_inline(in);
 }
 
 int main(void)
 {
 	char path[PATH_MAX], policy[32], budget[32];
 	struct io_uring ring;
-	struct hf hf;
+	struct t_force tf;
 	int fd, ret;
 
 	/* warms an io-wq worker of this task, which serves every ring of it */
-	hf_init(&hf, "policy_budget");
+	t_force_init(&tf, "policy_budget");
 	ret = io_uring_queue_init(NR, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
+		t_fail("queue_init: %s", strerror(-ret));
 	snprintf(path, sizeof(path), "%s/policy_budget.%d",
-		 test_dir("IOUH_TMPFS"), (int)getpid());
+		 t_dir("IOUH_TMPFS"), (int)getpid());
 	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	if (fd < 0 || ftruncate(fd, SIZE) || close(fd))
-		fail("creating %s: %s", path, strerror(errno));
-	if (!mode_handoff()) {
+		t_fail("creating %s: %s", path, strerror(errno));
+	if (!t_mode_handoff()) {
 		test_no_module(&ring, path);
 	} else {
-		handoff_setting_get("policy", policy, sizeof(policy));
-		handoff_setting_get("batch_budget_us", budget, sizeof(budget));
+		t_setting_get("policy", policy, sizeof(policy));
+		t_setting_get("batch_budget_us", budget, sizeof(budget));
 		test_budget_spent(&ring, path);
 		test_budget_left(&ring, path, "adaptive", "1000000");
 		test_budget_left(&ring, path, "adaptive", "0");
 		test_budget_left(&ring, path, "inline", "1");
-		handoff_setting_set("batch_budget_us", budget);
-		handoff_setting_set("policy", policy);
+		t_setting_set("batch_budget_us", budget);
+		t_setting_set("policy", policy);
 	}
 	unlink(path);
 	io_uring_queue_exit(&ring);
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return T_PASS;
 }

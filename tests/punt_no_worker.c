@@ -35,8 +35,7 @@
 #include <sys/syscall.h>
 #include <linux/ioprio.h>
 #include <linux/mempolicy.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define FIFO_UD		0xf1f0ULL
 #define SUBMIT_MAX_MS	1000
@@ -59,7 +58,7 @@ static void on_usr1(int sig)
 }
 
 /* submit the FIFO open with the deadline writer armed, it must be quick */
-static void submit_open(struct io_uring *ring, struct hf_fifo *f,
+static void submit_open(struct io_uring *ring, struct t_fifo *f,
 			const char *what)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
@@ -67,16 +66,16 @@ static void submit_open(struct io_uring *ring, struct hf_fifo *f,
 	int ret;
 
 	if (!sqe)
-		fail("%s: no SQE", what);
-	hf_fifo_prep_open(f, sqe, FIFO_UD);
-	hf_fifo_release_after(f, RELEASE_MS);
-	t = hf_now_ms();
+		t_fail("%s: no SQE", what);
+	t_fifo_prep_open(f, sqe, FIFO_UD);
+	t_fifo_release_after(f, RELEASE_MS);
+	t = t_now_ms();
 	ret = io_uring_submit(ring);
-	t = hf_now_ms() - t;
+	t = t_now_ms() - t;
 	if (ret != 1)
-		fail("%s: submit returned %d, expected 1", what, ret);
+		t_fail("%s: submit returned %d, expected 1", what, ret);
 	if (t > SUBMIT_MAX_MS)
-		fail("%s: submit took %lld ms (max %d), the FIFO open blocked in place",
+		t_fail("%s: submit took %lld ms (max %d), the FIFO open blocked in place",
 		     what, t, SUBMIT_MAX_MS);
 }
 
@@ -86,29 +85,29 @@ static void expect_pending(struct io_uring *ring, const char *what)
 	unsigned long long ud;
 	int res;
 
-	if (hf_wait_cqe_ms(ring, 0, &ud, &res))
-		fail("%s: CQE user_data %#llx res %d before the writer opened",
+	if (t_wait_cqe_ms(ring, 0, &ud, &res))
+		t_fail("%s: CQE user_data %#llx res %d before the writer opened",
 		     what, ud, res);
 }
 
 /* release the writer: the CQE must be the FIFO's fd, and the only one */
-static void finish_open(struct io_uring *ring, struct hf_fifo *f,
+static void finish_open(struct io_uring *ring, struct t_fifo *f,
 			const char *what)
 {
 	unsigned long long ud;
 	int res;
 
-	hf_fifo_release_now(f);
-	if (!hf_wait_cqe_ms(ring, REAP_MS, &ud, &res))
-		fail("%s: no CQE %d ms after the writer was released",
+	t_fifo_release_now(f);
+	if (!t_wait_cqe_ms(ring, REAP_MS, &ud, &res))
+		t_fail("%s: no CQE %d ms after the writer was released",
 		     what, REAP_MS);
 	if (ud != FIFO_UD)
-		fail("%s: CQE user_data %#llx, expected %#llx", what, ud,
+		t_fail("%s: CQE user_data %#llx, expected %#llx", what, ud,
 		     FIFO_UD);
-	hf_fifo_check_fd(f, res);
-	if (hf_wait_cqe_ms(ring, 0, &ud, &res))
-		fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
-	hf_fifo_exit(f);
+	t_fifo_check_fd(f, res);
+	if (t_wait_cqe_ms(ring, 0, &ud, &res))
+		t_fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
+	t_fifo_exit(f);
 }
 
 /* case (a)'s other thread: a signal to the submitter, then a setxid */
@@ -128,17 +127,17 @@ static void *poke(void *arg)
 	long long t, ms;
 
 	usleep(50 * 1000);
-	t = hf_now_ms();
+	t = t_now_ms();
 	syscall(SYS_tgkill, getpid(), p->submitter, SIGUSR1);
-	while (handled == before && hf_now_ms() - t <= SIGNAL_MAX_MS)
+	while (handled == before && t_now_ms() - t <= SIGNAL_MAX_MS)
 		usleep(1000);
-	ms = handled != before ? hf_now_ms() - t : -1;
+	ms = handled != before ? t_now_ms() - t : -1;
 	__atomic_store_n(&p->signal_ms, ms, __ATOMIC_RELEASE);
 
-	t = hf_now_ms();
+	t = t_now_ms();
 	if (setegid(getegid()))
 		p->setxid_errno = errno;
-	__atomic_store_n(&p->setxid_ms, hf_now_ms() - t, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->setxid_ms, t_now_ms() - t, __ATOMIC_RELEASE);
 	__atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -151,7 +150,7 @@ static void *test_no_worker(void *arg)
 	const char *what = "no worker";
 	unsigned long long ud;
 	struct io_uring ring;
-	struct hf_fifo f;
+	struct t_fifo f;
 	pthread_t thr;
 	long long t;
 	int ret, res;
@@ -159,31 +158,31 @@ static void *test_no_worker(void *arg)
 	(void)arg;
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
-	hf_fifo_init(&f, "punt_no_worker");
+		t_fail("queue_init: %s", strerror(-ret));
+	t_fifo_init(&f, "punt_no_worker");
 	submit_open(&ring, &f, what);
 
 	/* wait for completions, as an application would, while poked */
 	ret = pthread_create(&thr, NULL, poke, &p);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
-	t = hf_now_ms();
+		t_fail("pthread_create: %s", strerror(ret));
+	t = t_now_ms();
 	while (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE) &&
-	       hf_now_ms() - t < 100 + SIGNAL_MAX_MS + SETXID_MAX_MS) {
-		if (hf_wait_cqe_ms(&ring, 10, &ud, &res))
-			fail("%s: CQE user_data %#llx res %d before the writer opened",
+	       t_now_ms() - t < 100 + SIGNAL_MAX_MS + SETXID_MAX_MS) {
+		if (t_wait_cqe_ms(&ring, 10, &ud, &res))
+			t_fail("%s: CQE user_data %#llx res %d before the writer opened",
 			     what, ud, res);
 	}
 	if (__atomic_load_n(&p.signal_ms, __ATOMIC_ACQUIRE) < 0)
-		fail("%s: SIGUSR1 to the submitter not handled within %d ms",
+		t_fail("%s: SIGUSR1 to the submitter not handled within %d ms",
 		     what, SIGNAL_MAX_MS);
 	if (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE))
-		fail("%s: setegid() in another thread still blocked after %d ms",
+		t_fail("%s: setegid() in another thread still blocked after %d ms",
 		     what, SETXID_MAX_MS);
 	if (p.setxid_errno)
-		fail("%s: setegid: %s", what, strerror(p.setxid_errno));
+		t_fail("%s: setegid: %s", what, strerror(p.setxid_errno));
 	if (p.setxid_ms > SETXID_MAX_MS)
-		fail("%s: setegid() in another thread took %lld ms (max %d)",
+		t_fail("%s: setegid() in another thread took %lld ms (max %d)",
 		     what, p.setxid_ms, SETXID_MAX_MS);
 	pthread_join(thr, NULL);
 	expect_pending(&ring, what);
@@ -196,19 +195,19 @@ static void *test_no_worker(void *arg)
 static void *test_ioprio(void *arg)
 {
 	const char *what = "ioprio";
-	struct hf_fifo f;
-	struct hf hf;
+	struct t_fifo f;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "punt_no_worker");
+	t_force_init(&tf, "punt_no_worker");
 	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, gettid(),
 		    IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 3)))
-		fail("ioprio_set: %s", strerror(errno));
-	hf_fifo_init(&f, "punt_no_worker");
-	submit_open(&hf.ring, &f, what);
-	expect_pending(&hf.ring, what);
-	finish_open(&hf.ring, &f, what);
-	hf_exit(&hf);
+		t_fail("ioprio_set: %s", strerror(errno));
+	t_fifo_init(&f, "punt_no_worker");
+	submit_open(&tf.ring, &f, what);
+	expect_pending(&tf.ring, what);
+	finish_open(&tf.ring, &f, what);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -217,27 +216,27 @@ static void *test_mempolicy(void *arg)
 {
 	const char *what = "mempolicy";
 	unsigned long node0 = 1;
-	struct hf_fifo f;
-	struct hf hf;
+	struct t_fifo f;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "punt_no_worker");
+	t_force_init(&tf, "punt_no_worker");
 	if (syscall(SYS_set_mempolicy, MPOL_BIND, &node0,
 		    sizeof(node0) * 8 + 1)) {
 		if (errno != ENOSYS && errno != EINVAL)
-			fail("set_mempolicy: %s", strerror(errno));
+			t_fail("set_mempolicy: %s", strerror(errno));
 		fprintf(stderr, "note: case mempolicy skipped, set_mempolicy: %s\n",
 			strerror(errno));
-		hf_exit(&hf);
+		t_force_exit(&tf);
 		return NULL;
 	}
-	hf_fifo_init(&f, "punt_no_worker");
-	submit_open(&hf.ring, &f, what);
-	expect_pending(&hf.ring, what);
-	finish_open(&hf.ring, &f, what);
+	t_fifo_init(&f, "punt_no_worker");
+	submit_open(&tf.ring, &f, what);
+	expect_pending(&tf.ring, what);
+	finish_open(&tf.ring, &f, what);
 	if (syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0))
-		fail("set_mempolicy(MPOL_DEFAULT): %s", strerror(errno));
-	hf_exit(&hf);
+		t_fail("set_mempolicy(MPOL_DEFAULT): %s", strerror(errno));
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -246,9 +245,9 @@ int main(void)
 	struct sigaction sa = { .sa_handler = on_usr1 };
 
 	if (sigaction(SIGUSR1, &sa, NULL))
-		fail("sigaction: %s", strerror(errno));
-	run_in_thread(test_no_worker, NULL);
-	run_in_thread(test_ioprio, NULL);
-	run_in_thread(test_mempolicy, NULL);
+		t_fail("sigaction: %s", strerror(errno));
+	t_run_in_thread(test_no_worker, NULL);
+	t_run_in_thread(test_ioprio, NULL);
+	t_run_in_thread(test_mempolicy, NULL);
 	return T_PASS;
 }

@@ -20,7 +20,7 @@
  *
  * In mode handoff at least one of A's blocking submits must hand off
  * (skip if none does, unless IOUH_EXPECT_HANDOFF=1). Blocking is forced by
- * fsync of dirty data on ext4 and the FIFO, see handoff_force.c.
+ * fsync of dirty data on ext4 and the FIFO, see helpers.c.
  *
  * Fails on a kernel/module that drops the ring lock for the identity move
  * and then counts what the resumed io_uring_enter() finds consumed since
@@ -35,8 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define REG_ITERS	100
 #define REG_MS		5000
@@ -69,7 +68,7 @@ static int window_set;
 static void window_restore(void)
 {
 	if (window_set)
-		hf_window_delay(0);
+		t_window_delay(0);
 }
 
 static int stopped(int *stop)
@@ -85,9 +84,9 @@ static void set_stop(int *stop)
 static void *reg_loop(void *arg)
 {
 	struct reg_racer *r = arg;
-	long long end = hf_now_ms() + REG_MS + 2000;
+	long long end = t_now_ms() + REG_MS + 2000;
 
-	while (!stopped(&r->stop) && hf_now_ms() < end) {
+	while (!stopped(&r->stop) && t_now_ms() < end) {
 		unsigned int vals[2] = { 0, 0 };
 		int ret;
 
@@ -102,26 +101,26 @@ static void *reg_loop(void *arg)
 }
 
 /* A's blocking fsyncs against B's max_workers queries on the same ring */
-static void register_part(struct hf *hf)
+static void register_part(struct t_force *tf)
 {
-	struct reg_racer r = { .ring = &hf->ring };
-	long long end = hf_now_ms() + REG_MS;
+	struct reg_racer r = { .ring = &tf->ring };
+	long long end = t_now_ms() + REG_MS;
 	pthread_t b;
 	int i, ret;
 
 	ret = pthread_create(&b, NULL, reg_loop, &r);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
-	for (i = 0; i < REG_ITERS && hf_now_ms() < end; i++)
-		hf_block(hf);
+		t_fail("pthread_create: %s", strerror(ret));
+	for (i = 0; i < REG_ITERS && t_now_ms() < end; i++)
+		t_force_block(tf);
 	set_stop(&r.stop);
 	ret = pthread_join(b, NULL);
 	if (ret)
-		fail("pthread_join: %s", strerror(ret));
+		t_fail("pthread_join: %s", strerror(ret));
 	if (r.err)
-		fail("register_iowq_max_workers query: %s", strerror(-r.err));
+		t_fail("register_iowq_max_workers query: %s", strerror(-r.err));
 	if (!r.calls)
-		fail("the register thread never ran");
+		t_fail("the register thread never ran");
 }
 
 static long sys_enter(int fd, unsigned int to_submit)
@@ -144,8 +143,8 @@ static void *enter_loop(void *arg)
 		while ((now.tv_sec - ts.tv_sec) * 1000000000LL +
 		       now.tv_nsec - ts.tv_nsec < e->delay_us * 1000LL);
 	}
-	end = hf_now_ms() + 3000;
-	while (!stopped(&e->stop) && hf_now_ms() < end) {
+	end = t_now_ms() + 3000;
+	while (!stopped(&e->stop) && t_now_ms() < end) {
 		long ret = sys_enter(e->ring_fd, 1);
 
 		if (ret < 0) {
@@ -161,17 +160,17 @@ static void *enter_loop(void *arg)
 }
 
 /* the two CQEs of a round, within 5 s; fails on anything else */
-static void reap_round(struct io_uring *ring, struct hf_fifo *f, int round)
+static void reap_round(struct io_uring *ring, struct t_fifo *f, int round)
 {
-	long long end = hf_now_ms() + 5000;
+	long long end = t_now_ms() + 5000;
 	int fifo_res = 0, got_fifo = 0, got_nop = 0;
 	struct timespec ms = { 0, 1000 * 1000 };
 	struct io_uring_cqe *cqe;
 
 	while (got_fifo + got_nop < 2) {
 		if (io_uring_peek_cqe(ring, &cqe)) {
-			if (hf_now_ms() > end)
-				fail("round %d: %d of 2 CQEs after 5 s", round,
+			if (t_now_ms() > end)
+				t_fail("round %d: %d of 2 CQEs after 5 s", round,
 				     got_fifo + got_nop);
 			nanosleep(&ms, NULL);
 			continue;
@@ -182,15 +181,15 @@ static void reap_round(struct io_uring *ring, struct hf_fifo *f, int round)
 		} else if (cqe->user_data == NOP_UD && !got_nop) {
 			got_nop = 1;
 			if (cqe->res)
-				fail("round %d: NOP res %d", round, cqe->res);
+				t_fail("round %d: NOP res %d", round, cqe->res);
 		} else {
-			fail("round %d: unexpected CQE user_data %#llx res %d",
+			t_fail("round %d: unexpected CQE user_data %#llx res %d",
 			     round, (unsigned long long)cqe->user_data,
 			     cqe->res);
 		}
 		io_uring_cqe_seen(ring, cqe);
 	}
-	hf_fifo_check_fd(f, fifo_res);
+	t_fifo_check_fd(f, fifo_res);
 }
 
 static void enter_round(struct io_uring *ring, int round)
@@ -201,59 +200,59 @@ static void enter_round(struct io_uring *ring, int round)
 	};
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	struct hf_fifo f;
+	struct t_fifo f;
 	pthread_t b;
 	long a_ret;
 	int ret;
 
-	hf_wait_idle_worker();
-	hf_fifo_init(&f, "register_race");
+	t_wait_idle_worker();
+	t_fifo_init(&f, "register_race");
 	sqe = io_uring_get_sqe(ring);
 	if (!sqe)
-		fail("round %d: no SQE", round);
-	hf_fifo_prep_open(&f, sqe, FIFO_UD);
+		t_fail("round %d: no SQE", round);
+	t_fifo_prep_open(&f, sqe, FIFO_UD);
 	sqe = io_uring_get_sqe(ring);
 	if (!sqe)
-		fail("round %d: no second SQE", round);
+		t_fail("round %d: no second SQE", round);
 	io_uring_prep_nop(sqe);
 	io_uring_sqe_set_data64(sqe, NOP_UD);
 	/* publish both, as io_uring_submit() would, but don't enter */
 	ring->sq.sqe_head = ring->sq.sqe_tail;
 	io_uring_smp_store_release(ring->sq.ktail, ring->sq.sqe_tail);
 
-	hf_fifo_release_after(&f, FIFO_DELAY_MS);
+	t_fifo_release_after(&f, FIFO_DELAY_MS);
 	ret = pthread_create(&b, NULL, enter_loop, &e);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
+		t_fail("pthread_create: %s", strerror(ret));
 	a_ret = sys_enter(ring->ring_fd, 1);
 	if (a_ret < 0)
-		fail("round %d: io_uring_enter: %s", round, strerror(errno));
+		t_fail("round %d: io_uring_enter: %s", round, strerror(errno));
 
 	reap_round(ring, &f, round);
 	set_stop(&e.stop);
 	ret = pthread_join(b, NULL);
 	if (ret)
-		fail("pthread_join: %s", strerror(ret));
-	hf_fifo_exit(&f);
+		t_fail("pthread_join: %s", strerror(ret));
+	t_fifo_exit(&f);
 
 	if (e.err)
-		fail("round %d: racing io_uring_enter: %s", round,
+		t_fail("round %d: racing io_uring_enter: %s", round,
 		     strerror(e.err));
 	if (a_ret > 1)
-		fail("round %d: io_uring_enter(to_submit 1) returned %ld",
+		t_fail("round %d: io_uring_enter(to_submit 1) returned %ld",
 		     round, a_ret);
 	if (e.bad)
-		fail("round %d: racing io_uring_enter(to_submit 1) returned %ld",
+		t_fail("round %d: racing io_uring_enter(to_submit 1) returned %ld",
 		     round, e.bad);
 	if (a_ret + e.submitted != 2)
-		fail("round %d: 2 SQEs, but the calls report %ld submitted (%ld + %ld)",
+		t_fail("round %d: 2 SQEs, but the calls report %ld submitted (%ld + %ld)",
 		     round, a_ret + e.submitted, a_ret, e.submitted);
 	if (io_uring_smp_load_acquire(ring->sq.khead) !=
 	    io_uring_smp_load_acquire(ring->sq.ktail))
-		fail("round %d: SQ head %u, tail %u", round, *ring->sq.khead,
+		t_fail("round %d: SQ head %u, tail %u", round, *ring->sq.khead,
 		     *ring->sq.ktail);
 	if (!io_uring_peek_cqe(ring, &cqe))
-		fail("round %d: extra CQE user_data %#llx res %d", round,
+		t_fail("round %d: extra CQE user_data %#llx res %d", round,
 		     (unsigned long long)cqe->user_data, cqe->res);
 }
 
@@ -265,8 +264,8 @@ static void enter_part(void)
 
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
-	if (!hf_window_delay(WINDOW_MS)) {
+		t_fail("queue_init: %s", strerror(-ret));
+	if (!t_window_delay(WINDOW_MS)) {
 		window_set = 1;
 		atexit(window_restore);
 	}
@@ -279,20 +278,20 @@ static void enter_part(void)
 
 static void *thread_a(void *arg)
 {
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "register_race");
-	start_ho = handoff_counter("handoffs");
-	register_part(&hf);
+	t_force_init(&tf, "register_race");
+	start_ho = t_counter("handoffs");
+	register_part(&tf);
 	enter_part();
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return NULL;
 }
 
 int main(void)
 {
-	run_in_thread(thread_a, NULL);
-	expect_handoff(start_ho);
+	t_run_in_thread(thread_a, NULL);
+	t_expect_handoff(start_ho);
 	return T_PASS;
 }

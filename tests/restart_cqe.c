@@ -28,8 +28,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define TIMEOUT_UD	0x7100ULL
 #define OP_UD		0x0f00ULL
@@ -67,12 +66,12 @@ static struct io_uring_sqe *queue_timeout(struct io_uring *ring)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 	if (!sqe)
-		fail("no SQE");
+		t_fail("no SQE");
 	io_uring_prep_timeout(sqe, &timeout_ts, 0, 0);
 	io_uring_sqe_set_data64(sqe, TIMEOUT_UD);
 	sqe = io_uring_get_sqe(ring);
 	if (!sqe)
-		fail("no SQE");
+		t_fail("no SQE");
 	return sqe;
 }
 
@@ -81,59 +80,59 @@ static void submit_pair(struct io_uring *ring, const char *what)
 	int ret = io_uring_submit(ring);
 
 	if (ret != 2)
-		fail("%s: submit returned %d, expected 2", what, ret);
+		t_fail("%s: submit returned %d, expected 2", what, ret);
 }
 
 /* exactly the timeout's -ETIME and the blocking request's CQE: its res */
 static int reap_pair(struct io_uring *ring, const char *what)
 {
-	long long end = hf_now_ms() + REAP_MS;
+	long long end = t_now_ms() + REAP_MS;
 	int got_timeout = 0, got_op = 0, op_res = 0, res;
 	unsigned long long ud;
 	const char *name;
 
 	while (!got_timeout || !got_op) {
-		long long left = end - hf_now_ms();
+		long long left = end - t_now_ms();
 
-		if (left < 0 || !hf_wait_cqe_ms(ring, left, &ud, &res))
-			fail("%s: no CQE for the %s %d ms after the submit",
+		if (left < 0 || !t_wait_cqe_ms(ring, left, &ud, &res))
+			t_fail("%s: no CQE for the %s %d ms after the submit",
 			     what, got_op ? "timeout" : "blocking request",
 			     REAP_MS);
 		if (ud == TIMEOUT_UD && !got_timeout) {
 			got_timeout = 1;
 			if (res != -ETIME)
-				fail("%s: timeout CQE res %d, expected -ETIME",
+				t_fail("%s: timeout CQE res %d, expected -ETIME",
 				     what, res);
 		} else if (ud == OP_UD && !got_op) {
 			got_op = 1;
 			op_res = res;
 			name = restart_name(res);
 			if (name)
-				fail("%s: CQE res %d (-%s), the sleep was interrupted",
+				t_fail("%s: CQE res %d (-%s), the sleep was interrupted",
 				     what, res, name);
 		} else {
-			fail("%s: unexpected CQE user_data %#llx res %d",
+			t_fail("%s: unexpected CQE user_data %#llx res %d",
 			     what, ud, res);
 		}
 	}
-	if (hf_wait_cqe_ms(ring, 50, &ud, &res))
-		fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
+	if (t_wait_cqe_ms(ring, 50, &ud, &res))
+		t_fail("%s: extra CQE user_data %#llx res %d", what, ud, res);
 	return op_res;
 }
 
 static void fifo_case(struct io_uring *ring, const char *what)
 {
 	struct io_uring_sqe *sqe;
-	struct hf_fifo f;
+	struct t_fifo f;
 
-	hf_fifo_init(&f, "restart_cqe");
+	t_fifo_init(&f, "restart_cqe");
 	sqe = queue_timeout(ring);
-	hf_fifo_prep_open(&f, sqe, OP_UD);
+	t_fifo_prep_open(&f, sqe, OP_UD);
 	/* started first: it also ends a submit that blocks in place */
-	hf_fifo_release_after(&f, RELEASE_MS);
+	t_fifo_release_after(&f, RELEASE_MS);
 	submit_pair(ring, what);
-	hf_fifo_check_fd(&f, reap_pair(ring, what));
-	hf_fifo_exit(&f);
+	t_fifo_check_fd(&f, reap_pair(ring, what));
+	t_fifo_exit(&f);
 }
 
 /* openat of the FIFO in a thread without io-wq worker */
@@ -145,7 +144,7 @@ static void *test_open_fresh(void *arg)
 	(void)arg;
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
+		t_fail("queue_init: %s", strerror(-ret));
 	fifo_case(&ring, "openat, fresh thread");
 	io_uring_queue_exit(&ring);
 	return NULL;
@@ -154,12 +153,12 @@ static void *test_open_fresh(void *arg)
 /* openat of the FIFO in a thread with an idle io-wq worker */
 static void *test_open_warm(void *arg)
 {
-	struct hf hf;
+	struct t_force tf;
 
 	(void)arg;
-	hf_init(&hf, "restart_cqe");
-	fifo_case(&hf.ring, "openat, warm thread");
-	hf_exit(&hf);
+	t_force_init(&tf, "restart_cqe");
+	fifo_case(&tf.ring, "openat, warm thread");
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -198,16 +197,16 @@ static void *test_splice(void *arg)
 	for (i = 0; i < LEN; i++)
 		pattern[i] = 'a' + i % 23;
 	snprintf(path, sizeof(path), "%s/restart_cqe.%d",
-		 test_dir("IOUH_TMPFS"), gettid());
+		 t_dir("IOUH_TMPFS"), gettid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
-		fail("open %s: %s", path, strerror(errno));
+		t_fail("open %s: %s", path, strerror(errno));
 	unlink(path);
 	if (pipe2(fds, O_CLOEXEC))
-		fail("pipe2: %s", strerror(errno));
+		t_fail("pipe2: %s", strerror(errno));
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
+		t_fail("queue_init: %s", strerror(-ret));
 
 	sqe = queue_timeout(&ring);
 	io_uring_prep_splice(sqe, fds[0], -1, fd, 0, LEN, 0);
@@ -215,17 +214,17 @@ static void *test_splice(void *arg)
 	w.fd = fds[1];
 	ret = pthread_create(&w.thr, NULL, pipe_write, &w);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
+		t_fail("pthread_create: %s", strerror(ret));
 	submit_pair(&ring, what);
 	ret = reap_pair(&ring, what);
 	pthread_join(w.thr, NULL);
 	if (w.ret != LEN)
-		fail("write into the pipe: %zd (%s)", w.ret, strerror(w.err));
+		t_fail("write into the pipe: %zd (%s)", w.ret, strerror(w.err));
 	if (ret != LEN)
-		fail("%s: CQE res %d (%s), expected %d", what, ret,
+		t_fail("%s: CQE res %d (%s), expected %d", what, ret,
 		     ret < 0 ? strerror(-ret) : "short", LEN);
 	if (pread(fd, buf, sizeof(buf), 0) != LEN || memcmp(buf, pattern, LEN))
-		fail("%s: the file does not hold the %d bytes", what, LEN);
+		t_fail("%s: the file does not hold the %d bytes", what, LEN);
 
 	io_uring_queue_exit(&ring);
 	close(fds[0]);
@@ -236,8 +235,8 @@ static void *test_splice(void *arg)
 
 int main(void)
 {
-	run_in_thread(test_open_fresh, NULL);
-	run_in_thread(test_open_warm, NULL);
-	run_in_thread(test_splice, NULL);
+	t_run_in_thread(test_open_fresh, NULL);
+	t_run_in_thread(test_open_warm, NULL);
+	t_run_in_thread(test_splice, NULL);
 	return T_PASS;
 }

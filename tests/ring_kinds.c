@@ -16,7 +16,7 @@
  * For SINGLE_ISSUER and SINGLE_ISSUER | DEFER_TASKRUN, each with and without
  * a registered ring fd, for COOP_TASKRUN | TASKRUN_FLAG and for a plain ring
  * with an ATTACH_WQ ring B, in a fresh thread with two rings A and B of the
- * kind: a blocking fsync (dirty ext4 data, handoff_force.c) on A must hand
+ * kind: a blocking fsync (dirty ext4 data, helpers.c) on A must hand
  * off in mode handoff and give one CQE, 0; then the thread submits a NOP on
  * A and on B and waits for it (CQE 0), and registers on both
  * (IORING_REGISTER_PROBE, not -EEXIST), while another thread's register on
@@ -34,8 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define NOP_UD	0x90b
 
@@ -48,7 +47,7 @@ struct variant {
 };
 
 struct rings {
-	struct hf hf;		/* ring A, with the file to fsync */
+	struct t_force tf;		/* ring A, with the file to fsync */
 	struct io_uring b;
 	const struct variant *v;
 };
@@ -63,7 +62,7 @@ static int register_probe(struct io_uring *ring)
 	len = sizeof(*p) + 256 * sizeof(struct io_uring_probe_op);
 	p = calloc(1, len);
 	if (!p)
-		fail("calloc");
+		t_fail("calloc");
 	ret = syscall(__NR_io_uring_register, ring->ring_fd,
 		      IORING_REGISTER_PROBE, p, 256);
 	free(p);
@@ -76,16 +75,16 @@ static void nop(struct io_uring *ring, const char *which, const char *name)
 	int ret;
 
 	if (!sqe)
-		fail("%s: no SQE", name);
+		t_fail("%s: no SQE", name);
 	io_uring_prep_nop(sqe);
 	sqe->user_data = NOP_UD;
 	ret = io_uring_submit_and_wait(ring, 1);
 	if (ret != 1)
-		fail("%s: NOP on ring %s after the handoff: submit %d (%s)",
+		t_fail("%s: NOP on ring %s after the handoff: submit %d (%s)",
 		     name, which, ret, strerror(-ret));
-	ret = hf_reap_one(ring, NOP_UD);
+	ret = t_reap_one(ring, NOP_UD);
 	if (ret)
-		fail("%s: NOP on ring %s: res %d", name, which, ret);
+		t_fail("%s: NOP on ring %s: res %d", name, which, ret);
 }
 
 /* another thread of the process: still refused on both rings */
@@ -96,19 +95,19 @@ static void *other_thread(void *arg)
 	int want = r->v->flags & IORING_SETUP_SINGLE_ISSUER ? -EEXIST : 0;
 	int ret;
 
-	ret = register_probe(&r->hf.ring);
+	ret = register_probe(&r->tf.ring);
 	if (ret != want)
-		fail("%s: another thread's register on ring A: %d, expected %d",
+		t_fail("%s: another thread's register on ring A: %d, expected %d",
 		     name, ret, want);
 	ret = register_probe(&r->b);
 	if (ret != want)
-		fail("%s: another thread's register on ring B: %d, expected %d",
+		t_fail("%s: another thread's register on ring B: %d, expected %d",
 		     name, ret, want);
 	if (r->v->flags & IORING_SETUP_DEFER_TASKRUN) {
-		ret = syscall(__NR_io_uring_enter, r->hf.ring.ring_fd, 0, 1,
+		ret = syscall(__NR_io_uring_enter, r->tf.ring.ring_fd, 0, 1,
 			      IORING_ENTER_GETEVENTS, NULL, 0);
 		if (ret != -1 || errno != EEXIST)
-			fail("%s: another thread's wait on ring A: %d (%s), expected -EEXIST",
+			t_fail("%s: another thread's wait on ring A: %d (%s), expected -EEXIST",
 			     name, ret, strerror(errno));
 	}
 	return NULL;
@@ -121,16 +120,16 @@ static void *variant_thread(void *arg)
 	long long ho;
 	int ret;
 
-	hf_init_flags(&r.hf, "ring_kinds", r.v->flags);
+	t_force_init_flags(&r.tf, "ring_kinds", r.v->flags);
 	if (r.v->regfd) {
-		ret = io_uring_register_ring_fd(&r.hf.ring);
+		ret = io_uring_register_ring_fd(&r.tf.ring);
 		if (ret != 1)
-			fail("%s: register_ring_fd: %s", name, strerror(-ret));
+			t_fail("%s: register_ring_fd: %s", name, strerror(-ret));
 	}
 	if (r.v->attach) {
 		struct io_uring_params p = {
 			.flags = r.v->flags | IORING_SETUP_ATTACH_WQ,
-			.wq_fd = r.hf.ring.ring_fd,
+			.wq_fd = r.tf.ring.ring_fd,
 		};
 
 		ret = io_uring_queue_init_params(4, &r.b, &p);
@@ -138,35 +137,35 @@ static void *variant_thread(void *arg)
 		ret = io_uring_queue_init(4, &r.b, r.v->flags);
 	}
 	if (ret)
-		fail("%s: queue_init ring B: %s", name, strerror(-ret));
+		t_fail("%s: queue_init ring B: %s", name, strerror(-ret));
 
-	hf_wait_idle_worker();
-	ho = hf_block(&r.hf);
-	expect_handoff(ho);
+	t_wait_idle_worker();
+	ho = t_force_block(&r.tf);
+	t_expect_handoff(ho);
 
-	nop(&r.hf.ring, "A", name);
+	nop(&r.tf.ring, "A", name);
 	nop(&r.b, "B", name);
-	ret = register_probe(&r.hf.ring);
+	ret = register_probe(&r.tf.ring);
 	if (ret)
-		fail("%s: the submitter's register on ring A: %s", name,
+		t_fail("%s: the submitter's register on ring A: %s", name,
 		     strerror(-ret));
 	ret = register_probe(&r.b);
 	if (ret)
-		fail("%s: the submitter's register on ring B: %s", name,
+		t_fail("%s: the submitter's register on ring B: %s", name,
 		     strerror(-ret));
-	run_in_thread(other_thread, &r);
+	t_run_in_thread(other_thread, &r);
 
 	/* the thread hands off again, on its other ring */
-	hf_wait_idle_worker();
-	hf_dirty(&r.hf);
-	ho = handoff_counter("handoffs");
-	ret = hf_fsync(&r.b, r.hf.fd, 0);
+	t_wait_idle_worker();
+	t_force_dirty(&r.tf);
+	ho = t_counter("handoffs");
+	ret = t_fsync(&r.b, r.tf.fd, 0);
 	if (ret)
-		fail("%s: fsync on ring B: %s", name, strerror(-ret));
-	expect_handoff(ho);
+		t_fail("%s: fsync on ring B: %s", name, strerror(-ret));
+	t_expect_handoff(ho);
 
 	io_uring_queue_exit(&r.b);
-	hf_exit(&r.hf);
+	t_force_exit(&r.tf);
 	return NULL;
 }
 
@@ -189,9 +188,9 @@ int main(void)
 
 	ret = io_uring_queue_init(4, &ring, IORING_SETUP_DEFER_TASKRUN);
 	if (ret != -EINVAL)
-		fail("DEFER_TASKRUN alone: queue_init %d, stock gives -EINVAL",
+		t_fail("DEFER_TASKRUN alone: queue_init %d, stock gives -EINVAL",
 		     ret);
 	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
-		run_in_thread(variant_thread, (void *)&variants[i]);
+		t_run_in_thread(variant_thread, (void *)&variants[i]);
 	return T_PASS;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rmmod finishes in bounded time while handoffs are in flight and the
- * application waits (D6). A child makes its thread warm (hf_init()), then
+ * application waits (D6). A child makes its thread warm (t_force_init()), then
  * io_uring_submit_and_wait()s one FIFO openat with no writer: the open
  * sleeps, the submitter hands off and finishes the open as an io-wq worker,
  * and the worker that took over waits in io_uring_enter() for the CQE. With
@@ -23,54 +23,53 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define FIFO_UD		0xf1f0
 #define RMMOD_MS	10000
 
-static struct hf_fifo fifo;
+static struct t_fifo fifo;
 
 /* the application: blocked in a handed-off open, waiting for its CQE */
 static int holder(void)
 {
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	struct hf hf;
+	struct t_force tf;
 	int ret, res;
 
-	hf_init(&hf, "rmmod_inflight");
-	sqe = io_uring_get_sqe(&hf.ring);
-	hf_fifo_prep_open(&fifo, sqe, FIFO_UD);
-	ret = io_uring_submit_and_wait(&hf.ring, 1);
+	t_force_init(&tf, "rmmod_inflight");
+	sqe = io_uring_get_sqe(&tf.ring);
+	t_fifo_prep_open(&fifo, sqe, FIFO_UD);
+	ret = io_uring_submit_and_wait(&tf.ring, 1);
 	if (ret != 1)
 		return 10;
-	if (io_uring_peek_cqe(&hf.ring, &cqe) || cqe->user_data != FIFO_UD)
+	if (io_uring_peek_cqe(&tf.ring, &cqe) || cqe->user_data != FIFO_UD)
 		return 11;
 	res = cqe->res;
-	io_uring_cqe_seen(&hf.ring, cqe);
+	io_uring_cqe_seen(&tf.ring, cqe);
 	if (res < 0)
 		return 12;
 	close(res);
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return 0;
 }
 
 /* run @argv, 0 once it exited 0 within @ms, -1 on timeout (still running) */
 static int run_bounded(char *const argv[], int ms, pid_t *pidp)
 {
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 	pid_t pid = fork();
 	int st;
 
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid) {
 		execvp(argv[0], argv);
 		_exit(127);
 	}
 	*pidp = pid;
-	while (hf_now_ms() < end) {
+	while (t_now_ms() < end) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
 		usleep(10 * 1000);
@@ -85,7 +84,7 @@ static void reload(void)
 	pid_t pid;
 
 	if (run_bounded(getenv("IOUH_KO") ? insmod : modprobe, 10000, &pid))
-		fail("could not load the module again");
+		t_fail("could not load the module again");
 }
 
 /* let the FIFO open complete, as its writer */
@@ -102,26 +101,26 @@ static void release_writer(void)
 static void test_rmmod_inflight(void)
 {
 	char *rmmod[] = { "rmmod", "io_uring_handoff", NULL };
-	long long before = handoff_counter("handoffs"), end;
+	long long before = t_counter("handoffs"), end;
 	pid_t child, rm;
 	struct stat st;
 	int ret, wst;
 
-	hf_fifo_init(&fifo, "rmmod_inflight.fifo");
+	t_fifo_init(&fifo, "rmmod_inflight.fifo");
 	child = fork();
 	if (child < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!child)
 		_exit(holder());
 
 	/* the child's submitter handed off and its worker waits for the CQE */
-	end = hf_now_ms() + 10000;
-	while (handoff_counter("handoffs") <= before && hf_now_ms() < end)
+	end = t_now_ms() + 10000;
+	while (t_counter("handoffs") <= before && t_now_ms() < end)
 		usleep(10 * 1000);
-	if (handoff_counter("handoffs") <= before) {
+	if (t_counter("handoffs") <= before) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
-		expect_handoff(before);
+		t_expect_handoff(before);
 	}
 	usleep(200 * 1000);
 
@@ -132,35 +131,35 @@ static void test_rmmod_inflight(void)
 		waitpid(rm, NULL, 0);
 		waitpid(child, NULL, 0);
 		reload();
-		fail("rmmod still sleeping after %d ms with a handoff in flight",
+		t_fail("rmmod still sleeping after %d ms with a handoff in flight",
 		     RMMOD_MS);
 	}
 	if (ret)
-		fail("rmmod failed with a handoff in flight");
+		t_fail("rmmod failed with a handoff in flight");
 	if (!stat("/sys/kernel/io_uring_handoff", &st))
-		fail("the module is still there after rmmod");
+		t_fail("the module is still there after rmmod");
 
 	release_writer();
-	end = hf_now_ms() + 5000;
+	end = t_now_ms() + 5000;
 	while (waitpid(child, &wst, WNOHANG) != child) {
-		if (hf_now_ms() > end) {
+		if (t_now_ms() > end) {
 			kill(child, SIGKILL);
 			waitpid(child, NULL, 0);
 			reload();
-			fail("the application never got its CQE after rmmod");
+			t_fail("the application never got its CQE after rmmod");
 		}
 		usleep(10 * 1000);
 	}
 	reload();
 	if (!WIFEXITED(wst) || WEXITSTATUS(wst))
-		fail("the application failed after rmmod (status %#x)", wst);
+		t_fail("the application failed after rmmod (status %#x)", wst);
 }
 
 int main(void)
 {
-	if (!mode_handoff())
-		skip("unloads the module, mode handoff only");
+	if (!t_mode_handoff())
+		t_skip("unloads the module, mode handoff only");
 	test_rmmod_inflight();
-	hf_fifo_exit(&fifo);
+	t_fifo_exit(&fifo);
 	return T_PASS;
 }

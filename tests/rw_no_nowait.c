@@ -28,8 +28,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <liburing.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define CHUNK	16384
 #define BGID	7
@@ -53,7 +52,7 @@ static void check(const unsigned char *buf, int seed, const char *what)
 
 	for (i = 0; i < CHUNK; i++)
 		if (buf[i] != pattern(i, seed))
-			fail("%s: wrong data at %d", what, i);
+			t_fail("%s: wrong data at %d", what, i);
 }
 
 /* one SQE queued by the caller: submit, reap, return res */
@@ -64,10 +63,10 @@ static int submit_one(struct io_uring *ring, unsigned int *cflags)
 
 	ret = io_uring_submit_and_wait(ring, 1);
 	if (ret != 1)
-		fail("submit: %d", ret);
+		t_fail("submit: %d", ret);
 	ret = io_uring_wait_cqe(ring, &cqe);
 	if (ret)
-		fail("wait_cqe: %s", strerror(-ret));
+		t_fail("wait_cqe: %s", strerror(-ret));
 	ret = cqe->res;
 	if (cflags)
 		*cflags = cqe->flags;
@@ -84,13 +83,13 @@ static void read_chunk(struct io_uring *ring, int fd, unsigned char *buf,
 {
 	int res;
 
-	hf_wait_idle_worker();
-	*in = inline_issued();
-	*ho = handoff_counter("handoffs");
+	t_wait_idle_worker();
+	*in = t_inline_issued();
+	*ho = t_counter("handoffs");
 	io_uring_prep_read(io_uring_get_sqe(ring), fd, buf, CHUNK, 0);
 	res = submit_one(ring, NULL);
 	if (res != CHUNK)
-		fail("%s: res %d, expected %d", what, res, CHUNK);
+		t_fail("%s: res %d, expected %d", what, res, CHUNK);
 	check(buf, 1, what);
 }
 
@@ -101,10 +100,10 @@ static void test_read_inline(struct io_uring *ring, int fd)
 
 	fill(src, 1);
 	if (pwrite(fd, src, CHUNK, 0) != CHUNK)
-		fail("pwrite: %s", strerror(errno));
+		t_fail("pwrite: %s", strerror(errno));
 	read_chunk(ring, fd, dst, "read of tmpfs", &in, &ho);
-	expect_inline(in, 1);
-	expect_unmoved("handoffs", ho);
+	t_expect_inline(in, 1);
+	t_expect_unmoved("handoffs", ho);
 }
 
 static void test_write_inline(struct io_uring *ring, int fd)
@@ -114,16 +113,16 @@ static void test_write_inline(struct io_uring *ring, int fd)
 	int res;
 
 	fill(src, 2);
-	hf_wait_idle_worker();
-	in = inline_issued();
+	t_wait_idle_worker();
+	in = t_inline_issued();
 	io_uring_prep_write(io_uring_get_sqe(ring), fd, src, CHUNK, CHUNK);
 	res = submit_one(ring, NULL);
 	if (res != CHUNK)
-		fail("write to tmpfs: res %d, expected %d", res, CHUNK);
+		t_fail("write to tmpfs: res %d, expected %d", res, CHUNK);
 	if (pread(fd, dst, CHUNK, CHUNK) != CHUNK)
-		fail("pread: %s", strerror(errno));
+		t_fail("pread: %s", strerror(errno));
 	check(dst, 2, "write to tmpfs");
-	expect_inline(in, 1);
+	t_expect_inline(in, 1);
 }
 
 /* an ext4 file of CHUNK zeroes, none of its pages in the page cache */
@@ -132,16 +131,16 @@ static int uncached_ext4_file(char *path, size_t len)
 	void *buf;
 	int fd;
 
-	snprintf(path, len, "%s/rw_no_nowait.map.%d", test_dir("IOUH_EXT4"),
+	snprintf(path, len, "%s/rw_no_nowait.map.%d", t_dir("IOUH_EXT4"),
 		 (int)getpid());
 	fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_DIRECT, 0600);
 	if (fd < 0)
-		fail("open %s O_DIRECT: %s", path, strerror(errno));
+		t_fail("open %s O_DIRECT: %s", path, strerror(errno));
 	if (posix_memalign(&buf, 4096, CHUNK))
-		fail("posix_memalign");
+		t_fail("posix_memalign");
 	memset(buf, 0, CHUNK);
 	if (pwrite(fd, buf, CHUNK, 0) != CHUNK)
-		fail("O_DIRECT pwrite: %s", strerror(errno));
+		t_fail("O_DIRECT pwrite: %s", strerror(errno));
 	free(buf);
 	return fd;
 }
@@ -156,11 +155,11 @@ static void test_read_handoff(struct io_uring *ring, int fd)
 	mfd = uncached_ext4_file(path, sizeof(path));
 	map = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	if (map == MAP_FAILED)
-		fail("mmap: %s", strerror(errno));
+		t_fail("mmap: %s", strerror(errno));
 	read_chunk(ring, fd, map, "read of tmpfs into an uncached mapping",
 		   &in, &ho);
-	expect_inline(in, 1);
-	expect_handoff(ho);
+	t_expect_inline(in, 1);
+	t_expect_handoff(ho);
 	munmap(map, CHUNK);
 	close(mfd);
 	unlink(path);
@@ -177,10 +176,10 @@ static void test_buffer_select_punted(struct io_uring *ring, int fd)
 				      BGID, 0);
 	res = submit_one(ring, NULL);
 	if (res < 0)
-		fail("provide buffers: %d", res);
-	hf_wait_idle_worker();
-	in = inline_issued();
-	fb = handoff_counter("fallback_request");
+		t_fail("provide buffers: %d", res);
+	t_wait_idle_worker();
+	in = t_inline_issued();
+	fb = t_counter("fallback_request");
 	{
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
@@ -190,31 +189,31 @@ static void test_buffer_select_punted(struct io_uring *ring, int fd)
 	}
 	res = submit_one(ring, &cflags);
 	if (res != CHUNK || !(cflags & IORING_CQE_F_BUFFER))
-		fail("buffer select read: res %d, flags %#x", res, cflags);
+		t_fail("buffer select read: res %d, flags %#x", res, cflags);
 	check(bufs, 1, "buffer select read");
-	expect_no_inline(in);
-	expect_moved("fallback_request", fb);
+	t_expect_no_inline(in);
+	t_expect_moved("fallback_request", fb);
 }
 
 int main(void)
 {
 	char path[PATH_MAX];
-	struct hf hf;
+	struct t_force tf;
 	int fd;
 
 	/* the io-wq worker an inline issue needs, and IOUH_EXT4 */
-	hf_init(&hf, "rw_no_nowait");
+	t_force_init(&tf, "rw_no_nowait");
 	snprintf(path, sizeof(path), "%s/rw_no_nowait.%d",
-		 test_dir("IOUH_TMPFS"), (int)getpid());
+		 t_dir("IOUH_TMPFS"), (int)getpid());
 	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
 	if (fd < 0)
-		fail("open %s: %s", path, strerror(errno));
-	test_read_inline(&hf.ring, fd);
-	test_write_inline(&hf.ring, fd);
-	test_read_handoff(&hf.ring, fd);
-	test_buffer_select_punted(&hf.ring, fd);
+		t_fail("open %s: %s", path, strerror(errno));
+	test_read_inline(&tf.ring, fd);
+	test_write_inline(&tf.ring, fd);
+	test_read_handoff(&tf.ring, fd);
+	test_buffer_select_punted(&tf.ring, fd);
 	close(fd);
 	unlink(path);
-	hf_exit(&hf);
+	t_force_exit(&tf);
 	return T_PASS;
 }

@@ -24,8 +24,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define SPLICE_UD	0x5711ceULL
 #define LEN		4096
@@ -57,11 +56,11 @@ static int tmp_file(const char *name)
 	char path[PATH_MAX];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s.%d", test_dir("IOUH_TMPFS"),
+	snprintf(path, sizeof(path), "%s/%s.%d", t_dir("IOUH_TMPFS"),
 		 name, gettid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
-		fail("open %s: %s", path, strerror(errno));
+		t_fail("open %s: %s", path, strerror(errno));
 	unlink(path);
 	return fd;
 }
@@ -77,24 +76,24 @@ static int splice_one(int fd_in, long long off_in, int fd_out,
 
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret)
-		fail("queue_init: %s", strerror(-ret));
+		t_fail("queue_init: %s", strerror(-ret));
 	sqe = io_uring_get_sqe(&ring);
 	if (!sqe)
-		fail("no SQE");
+		t_fail("no SQE");
 	io_uring_prep_splice(sqe, fd_in, off_in, fd_out, off_out, LEN, 0);
 	io_uring_sqe_set_data64(sqe, SPLICE_UD);
 	ret = io_uring_submit(&ring);
 	if (ret != 1)
-		fail("%s: submit returned %d, expected 1", what, ret);
-	if (!hf_wait_cqe_ms(&ring, REAP_MS, &ud, &res))
-		fail("%s: no CQE within %d ms", what, REAP_MS);
+		t_fail("%s: submit returned %d, expected 1", what, ret);
+	if (!t_wait_cqe_ms(&ring, REAP_MS, &ud, &res))
+		t_fail("%s: no CQE within %d ms", what, REAP_MS);
 	if (ud != SPLICE_UD)
-		fail("%s: CQE user_data %#llx", what, ud);
-	if (hf_wait_cqe_ms(&ring, 0, &ud, &ret))
-		fail("%s: extra CQE user_data %#llx res %d", what, ud, ret);
+		t_fail("%s: CQE user_data %#llx", what, ud);
+	if (t_wait_cqe_ms(&ring, 0, &ud, &ret))
+		t_fail("%s: extra CQE user_data %#llx res %d", what, ud, ret);
 	io_uring_queue_exit(&ring);
 	if (res != LEN)
-		fail("%s: CQE res %d (%s), expected %d", what, res,
+		t_fail("%s: CQE res %d (%s), expected %d", what, res,
 		     res < 0 ? strerror(-res) : "short", LEN);
 	return res;
 }
@@ -110,20 +109,20 @@ static void test_from_pipe(void)
 
 	fd = tmp_file("splice_pipe_punt");
 	if (pipe2(fds, O_CLOEXEC))
-		fail("pipe2: %s", strerror(errno));
+		t_fail("pipe2: %s", strerror(errno));
 	w.fd = fds[1];
 	/* started first: it also ends a splice that blocks in place */
 	ret = pthread_create(&w.thr, NULL, pipe_write, &w);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
-	in = inline_issued();
+		t_fail("pthread_create: %s", strerror(ret));
+	in = t_inline_issued();
 	splice_one(fds[0], -1, fd, 0, what);
 	pthread_join(w.thr, NULL);
 	if (w.ret != LEN)
-		fail("write into the pipe: %zd (%s)", w.ret, strerror(w.err));
+		t_fail("write into the pipe: %zd (%s)", w.ret, strerror(w.err));
 	if (pread(fd, buf, sizeof(buf), 0) != LEN || memcmp(buf, pattern, LEN))
-		fail("%s: the file does not hold the %d bytes", what, LEN);
-	expect_no_inline(in);
+		t_fail("%s: the file does not hold the %d bytes", what, LEN);
+	t_expect_no_inline(in);
 	close(fds[0]);
 	close(fds[1]);
 	close(fd);
@@ -138,12 +137,12 @@ static void test_to_pipe(void)
 
 	fd = tmp_file("splice_pipe_punt");
 	if (pwrite(fd, pattern, LEN, 0) != LEN)
-		fail("pwrite: %s", strerror(errno));
+		t_fail("pwrite: %s", strerror(errno));
 	if (pipe2(fds, O_CLOEXEC))
-		fail("pipe2: %s", strerror(errno));
+		t_fail("pipe2: %s", strerror(errno));
 	splice_one(fd, 0, fds[1], -1, what);
 	if (read(fds[0], buf, sizeof(buf)) != LEN || memcmp(buf, pattern, LEN))
-		fail("%s: the pipe does not hold the file's %d bytes", what,
+		t_fail("%s: the pipe does not hold the file's %d bytes", what,
 		     LEN);
 	close(fds[0]);
 	close(fds[1]);

@@ -21,8 +21,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define CQE_MAX_MS	5000
 #define NR_BUFS		4
@@ -39,13 +38,13 @@ static void expect_cqe(struct io_uring *ring, unsigned long long want,
 	unsigned long long ud;
 	int res;
 
-	if (!hf_wait_cqe_ms(ring, CQE_MAX_MS, &ud, &res))
-		fail("%s on an SQPOLL ring: no CQE within %d ms, the SQPOLL thread sleeps in its issue",
+	if (!t_wait_cqe_ms(ring, CQE_MAX_MS, &ud, &res))
+		t_fail("%s on an SQPOLL ring: no CQE within %d ms, the SQPOLL thread sleeps in its issue",
 		     what, CQE_MAX_MS);
 	if (ud != want)
-		fail("%s: CQE user_data %llu, expected %llu", what, ud, want);
+		t_fail("%s: CQE user_data %llu, expected %llu", what, ud, want);
 	if (res < 0)
-		fail("%s: CQE res %d (%s)", what, res, strerror(-res));
+		t_fail("%s: CQE res %d (%s)", what, res, strerror(-res));
 }
 
 static void submit_one(struct io_uring *ring, struct io_uring_sqe *sqe,
@@ -56,7 +55,7 @@ static void submit_one(struct io_uring *ring, struct io_uring_sqe *sqe,
 	io_uring_sqe_set_data64(sqe, ud);
 	ret = io_uring_submit(ring);
 	if (ret != 1)
-		fail("%s: submit returned %d", what, ret);
+		t_fail("%s: submit returned %d", what, ret);
 }
 
 int main(void)
@@ -70,9 +69,9 @@ int main(void)
 	p.sq_thread_idle = 100;
 	ret = io_uring_queue_init_params(8, &ring, &p);
 	if (ret == -EPERM)
-		skip("SQPOLL ring: EPERM");
+		t_skip("SQPOLL ring: EPERM");
 	if (ret)
-		fail("SQPOLL ring: %s", strerror(-ret));
+		t_fail("SQPOLL ring: %s", strerror(-ret));
 
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_provide_buffers(sqe, bufs, BUF_LEN, NR_BUFS, BGID, 0);

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "common.h"
+#include "helpers.h"
 
 static const char * const counters[] = {
 	"inline_issued", "inline_done", "handoffs", "blocked_lock",
@@ -20,32 +20,32 @@ static void write_enabled(int v)
 	FILE *f = fopen("/sys/kernel/io_uring_handoff/enabled", "w");
 
 	if (!f || fprintf(f, "%d\n", v) < 0 || fclose(f))
-		fail("writing enabled=%d", v);
+		t_fail("writing enabled=%d", v);
 }
 
 int main(void)
 {
-	const char *mode = test_mode();
-	long long en = handoff_counter("enabled");
+	const char *mode = t_mode();
+	long long en = t_counter("enabled");
 	unsigned int i;
 
 	if (!mode)
-		skip("IOUH_MODE not set, run under the harness");
+		t_skip("IOUH_MODE not set, run under the harness");
 	if (!strcmp(mode, "stock")) {
 		if (en != -1)
-			fail("module interface present in stock mode");
+			t_fail("module interface present in stock mode");
 		return T_PASS;
 	}
 	if (en != (strcmp(mode, "handoff") ? 0 : 1))
-		fail("enabled=%lld in mode %s", en, mode);
+		t_fail("enabled=%lld in mode %s", en, mode);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-		if (handoff_counter(counters[i]) < 0)
-			fail("counter %s missing", counters[i]);
+		if (t_counter(counters[i]) < 0)
+			t_fail("counter %s missing", counters[i]);
 	write_enabled(!en);
-	if (handoff_counter("enabled") != !en)
-		fail("toggle did not take");
+	if (t_counter("enabled") != !en)
+		t_fail("toggle did not take");
 	write_enabled(en);
-	if (handoff_counter("enabled") != en)
-		fail("toggle did not restore");
+	if (t_counter("enabled") != en)
+		t_fail("toggle did not restore");
 	return T_PASS;
 }

@@ -35,8 +35,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/times.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define WINDOW_MS	300
 #define RELEASE_MS	800
@@ -94,7 +93,7 @@ static long long read_clock(clockid_t clock, const char *what)
 	struct timespec ts;
 
 	if (clock_gettime(clock, &ts))
-		fail("clock_gettime of %s: %s", what, strerror(errno));
+		t_fail("clock_gettime of %s: %s", what, strerror(errno));
 	return ts_ns(&ts);
 }
 
@@ -113,14 +112,14 @@ static void read_series(struct sampler *s, long long *v)
 	v[S_THREAD] = read_clock(s->tclock, "T's clock");
 	v[S_TPROF] = read_clock(s->tprof, "T's user + system clock");
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-		fail("clock_gettime(CLOCK_PROCESS_CPUTIME_ID): %s",
+		t_fail("clock_gettime(CLOCK_PROCESS_CPUTIME_ID): %s",
 		     strerror(errno));
 	v[S_PROCESS] = ts_ns(&ts);
 	if (times(&tm) == (clock_t)-1)
-		fail("times: %s", strerror(errno));
+		t_fail("times: %s", strerror(errno));
 	v[S_TIMES] = (long long)tm.tms_utime + tm.tms_stime;
 	if (getrusage(RUSAGE_SELF, &ru))
-		fail("getrusage: %s", strerror(errno));
+		t_fail("getrusage: %s", strerror(errno));
 	v[S_RUSAGE] = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
 		      ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 }
@@ -160,15 +159,15 @@ static void tight_reads(struct sampler *s, long long *last)
 static void *sample(void *arg)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
-	long long end = hf_now_ms() + SAMPLE_MAX_MS;
+	long long end = t_now_ms() + SAMPLE_MAX_MS;
 	long long last[S_NR], v[S_NR];
 	struct sampler *s = arg;
 	int i, ph;
 
 	while (__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE) < PH_SAMPLE &&
-	       hf_now_ms() < end)
+	       t_now_ms() < end)
 		nanosleep(&ms, NULL);
-	while (hf_now_ms() < end) {
+	while (t_now_ms() < end) {
 		ph = __atomic_load_n(&s->phase, __ATOMIC_ACQUIRE);
 		read_series(s, v);
 		for (i = 0; s->samples && i < S_NR; i++)
@@ -179,8 +178,8 @@ static void *sample(void *arg)
 			    s->t_before, v[S_THREAD]);
 		memcpy(last, v, sizeof(last));
 		__atomic_store_n(&s->samples, s->samples + 1, __ATOMIC_RELEASE);
-		if (mode_handoff() && ph >= PH_SUBMIT &&
-		    hf_window_open(getpid()))
+		if (t_mode_handoff() && ph >= PH_SUBMIT &&
+		    t_window_open(getpid()))
 			s->in_window++;
 		if (ph >= PH_DONE)
 			break;
@@ -195,7 +194,7 @@ static void *sample(void *arg)
 /* T: @ms of CPU on our own clock, so a clock that drops shows */
 static void burn(int ms)
 {
-	long long start = hf_now_ms();
+	long long start = t_now_ms();
 	struct timespec ts;
 	long long t0;
 
@@ -204,7 +203,7 @@ static void burn(int ms)
 	do
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	while (ts_ns(&ts) - t0 < ms * 1000000LL &&
-	       hf_now_ms() - start < BURN_WALL_MS);
+	       t_now_ms() - start < BURN_WALL_MS);
 }
 
 static void set_phase(struct sampler *s, int ph)
@@ -217,61 +216,61 @@ static void *test_clocks(void *arg)
 	struct timespec ms = { 0, 1000 * 1000 }, ts;
 	struct sampler s = { .phase = PH_WAIT };
 	long long before, end;
-	struct hf_fifo f;
+	struct t_fifo f;
 	pthread_t u;
-	struct hf hf;
+	struct t_force tf;
 	int ret;
 
 	(void)arg;
-	hf_init(&hf, "window_clock");
-	hf_fifo_init(&f, "window_clock");
+	t_force_init(&tf, "window_clock");
+	t_fifo_init(&f, "window_clock");
 	burn(BURN_CPU_MS);
-	hf_wait_idle_worker();
+	t_wait_idle_worker();
 	ret = pthread_getcpuclockid(pthread_self(), &s.tclock);
 	if (ret)
-		fail("pthread_getcpuclockid: %s", strerror(ret));
+		t_fail("pthread_getcpuclockid: %s", strerror(ret));
 	s.tprof = prof_clock(gettid());
 	read_clock(s.tprof, "T's user + system clock");
 	ret = pthread_create(&u, NULL, sample, &s);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
+		t_fail("pthread_create: %s", strerror(ret));
 
 	/* U has a baseline before anything moves */
 	set_phase(&s, PH_SAMPLE);
-	end = hf_now_ms() + 2000;
+	end = t_now_ms() + 2000;
 	while (__atomic_load_n(&s.samples, __ATOMIC_ACQUIRE) < PRE_SAMPLES &&
-	       hf_now_ms() < end)
+	       t_now_ms() < end)
 		nanosleep(&ms, NULL);
 
-	hf_fifo_release_after(&f, RELEASE_MS);
-	before = handoff_counter("handoffs");
+	t_fifo_release_after(&f, RELEASE_MS);
+	before = t_counter("handoffs");
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	s.t_before = ts_ns(&ts);
 	set_phase(&s, PH_SUBMIT);
-	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
+	t_fifo_submit_open(&tf.ring, &f, OPEN_UD);
 	set_phase(&s, PH_RETURNED);
-	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
+	t_fifo_reap_open(&tf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
 	set_phase(&s, PH_DONE);
 	ret = pthread_join(u, NULL);
 	if (ret)
-		fail("pthread_join: %s", strerror(ret));
+		t_fail("pthread_join: %s", strerror(ret));
 
 	if (s.bad)
-		fail("%d non-monotonic reads, the first: %s", s.bad, s.why);
+		t_fail("%d non-monotonic reads, the first: %s", s.bad, s.why);
 	if (s.samples < PRE_SAMPLES + 1)
-		fail("only %ld samples were taken", s.samples);
-	if (mode_handoff())
+		t_fail("only %ld samples were taken", s.samples);
+	if (t_mode_handoff())
 		fprintf(stderr, "note: %ld samples, %ld of them inside the window; T's clock was %lld ms before the submit\n",
 			s.samples, s.in_window, s.t_before / 1000000);
-	expect_handoff(before);
-	hf_fifo_exit(&f);
-	hf_exit(&hf);
+	t_expect_handoff(before);
+	t_fifo_exit(&f);
+	t_force_exit(&tf);
 	return NULL;
 }
 
 int main(void)
 {
-	hf_window_widen(WINDOW_MS);
-	run_in_thread(test_clocks, NULL);
+	t_window_widen(WINDOW_MS);
+	t_run_in_thread(test_clocks, NULL);
 	return T_PASS;
 }

@@ -58,8 +58,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define ROUNDS		3
 #define WINDOW_MS	300
@@ -252,10 +251,10 @@ static void holder(int st, int cmd, pid_t parent)
 	errno = pthread_create(&gd, NULL, h_getdents, NULL);
 	if (errno)
 		h_error(st, H_THREAD, errno);
-	end = hf_now_ms() + HOLD_MS;
+	end = t_now_ms() + HOLD_MS;
 	while (!h_poll(uffd, 10))
 		if (__atomic_load_n(&hold.gd_done, __ATOMIC_ACQUIRE) ||
-		    hf_now_ms() > end)
+		    t_now_ms() > end)
 			h_error(st, H_FAULT,
 				hold.gd_done ? -hold.gd_res : ETIMEDOUT);
 	if (read(uffd, &msg, sizeof(msg)) != sizeof(msg))
@@ -291,10 +290,10 @@ static void holder(int st, int cmd, pid_t parent)
 static int h_recv(int fd, struct hmsg *m, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 
-	while (hf_now_ms() < end) {
-		int ret = poll(&pfd, 1, end - hf_now_ms());
+	while (t_now_ms() < end) {
+		int ret = poll(&pfd, 1, end - t_now_ms());
 
 		if (ret < 0 && errno == EINTR)
 			continue;
@@ -309,7 +308,7 @@ static int h_recv(int fd, struct hmsg *m, int ms)
 static int reap(pid_t pid, int ms, int *st)
 {
 	struct timespec tick = { 0, 5 * 1000 * 1000 };
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 	pid_t ret;
 
 	do {
@@ -319,13 +318,13 @@ static int reap(pid_t pid, int ms, int *st)
 		if (ret < 0 && errno != EINTR)
 			return -1;
 		nanosleep(&tick, NULL);
-	} while (hf_now_ms() < end);
+	} while (t_now_ms() < end);
 	return 0;
 }
 
 /*
  * Whatever state a round ends in: kill C and H, let a FIFO open go with a
- * writer, reap both. Run at exit too, after fail() or skip().
+ * writer, reap both. Run at exit too, after t_fail() or t_skip().
  */
 static void round_cleanup(void)
 {
@@ -343,16 +342,16 @@ static void round_cleanup(void)
 		cur.h = 0;
 	}
 	if (cur.c > 0) {
-		long long end = hf_now_ms() + REAP_MS;
+		long long end = t_now_ms() + REAP_MS;
 
 		/* a reader stuck in the FIFO open, a writer lets it go */
-		while (!reap(cur.c, 5, &st) && hf_now_ms() < end) {
+		while (!reap(cur.c, 5, &st) && t_now_ms() < end) {
 			int fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 
 			if (fd >= 0)
 				close(fd);
 		}
-		hf_remove_file("window_kill", cur.c);
+		t_remove_file("window_kill", cur.c);
 		cur.c = 0;
 	}
 	if (cur.h_st >= 0)
@@ -372,7 +371,7 @@ static void dir_remove(void)
 
 static void dir_make(void)
 {
-	const char *base = test_dir("IOUH_EXT4");
+	const char *base = t_dir("IOUH_EXT4");
 
 	snprintf(dir, sizeof(dir), "%s/window_kill.%d", base, getpid());
 	snprintf(fifo, sizeof(fifo), "%s/window_kill.%d/fifo", base,
@@ -380,9 +379,9 @@ static void dir_make(void)
 	owner = getpid();
 	atexit(dir_remove);
 	if (mkdir(dir, 0755))
-		fail("mkdir %s: %s", dir, strerror(errno));
+		t_fail("mkdir %s: %s", dir, strerror(errno));
 	if (mkfifo(fifo, 0600))
-		fail("mkfifo %s: %s", fifo, strerror(errno));
+		t_fail("mkfifo %s: %s", fifo, strerror(errno));
 	/* registered later, so it runs first */
 	atexit(round_cleanup);
 }
@@ -399,7 +398,7 @@ static void drop_dentries(void)
 	for (i = 0; i < 2; i++) {
 		fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, "2\n", 2) != 2)
-			fail("drop_caches: %s", strerror(errno));
+			t_fail("drop_caches: %s", strerror(errno));
 		close(fd);
 	}
 }
@@ -410,13 +409,13 @@ static void check_uffd(void)
 
 	if (fd < 0) {
 		if (errno == ENOSYS)
-			skip("userfaultfd: ENOSYS, a kernel without CONFIG_USERFAULTFD");
+			t_skip("userfaultfd: ENOSYS, a kernel without CONFIG_USERFAULTFD");
 		if (errno == EPERM)
-			skip("userfaultfd: EPERM, no CAP_SYS_PTRACE nor vm.unprivileged_userfaultfd nor /dev/userfaultfd");
-		fail("userfaultfd: %s", strerror(errno));
+			t_skip("userfaultfd: EPERM, no CAP_SYS_PTRACE nor vm.unprivileged_userfaultfd nor /dev/userfaultfd");
+		t_fail("userfaultfd: %s", strerror(errno));
 	}
 	if (uffd_api(fd))
-		fail("UFFDIO_API: %s", strerror(errno));
+		t_fail("UFFDIO_API: %s", strerror(errno));
 	close(fd);
 }
 
@@ -428,11 +427,11 @@ static void holder_start(void)
 	struct hmsg m;
 
 	if (pipe2(st, O_CLOEXEC) || pipe2(cmd, O_CLOEXEC))
-		fail("pipe: %s", strerror(errno));
+		t_fail("pipe: %s", strerror(errno));
 	fflush(NULL);
 	cur.h = fork();
 	if (cur.h < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!cur.h) {
 		close(st[0]);
 		close(cmd[1]);
@@ -444,19 +443,19 @@ static void holder_start(void)
 	cur.h_cmd = cmd[1];
 
 	if (!h_recv(cur.h_st, &m, HOLD_MS))
-		fail("the helper did not report its getdents within %d ms",
+		t_fail("the helper did not report its getdents within %d ms",
 		     HOLD_MS);
 	if (m.what == 'E') {
 		const char *step = m.a > 0 && m.a <= H_READ ? h_step[m.a] : "?";
 
 		if (m.a == H_UFFD && (m.b == ENOSYS || m.b == EPERM))
-			skip("the helper's %s: %s", step, strerror(m.b));
-		fail("the helper: %s: %s", step, strerror(m.b));
+			t_skip("the helper's %s: %s", step, strerror(m.b));
+		t_fail("the helper: %s: %s", step, strerror(m.b));
 	}
 	if (m.what != 'B')
-		fail("the helper said '%c'", m.what);
-	if (!hf_wait_asleep(cur.h, m.a, HOLD_MS))
-		fail("the helper's getdents (tid %d) does not sleep in its fault",
+		t_fail("the helper said '%c'", m.what);
+	if (!t_wait_asleep(cur.h, m.a, HOLD_MS))
+		t_fail("the helper's getdents (tid %d) does not sleep in its fault",
 		     m.a);
 }
 
@@ -467,20 +466,20 @@ static void holder_release(void)
 	int st, ret;
 
 	if (write(cur.h_cmd, "G", 1) != 1)
-		fail("write to the helper: %s", strerror(errno));
+		t_fail("write to the helper: %s", strerror(errno));
 	if (!h_recv(cur.h_st, &m, HOLD_MS) || m.what != 'D')
-		fail("the helper's getdents did not finish within %d ms of the release",
+		t_fail("the helper's getdents did not finish within %d ms of the release",
 		     HOLD_MS);
 	ret = reap(cur.h, HOLD_MS, &st);
 	if (ret < 0)
-		fail("waitpid: %s", strerror(errno));
+		t_fail("waitpid: %s", strerror(errno));
 	if (!ret)
-		fail("the helper did not exit");
+		t_fail("the helper did not exit");
 	cur.h = 0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fail("the helper: status %#x", st);
+		t_fail("the helper: status %#x", st);
 	if (m.a <= 0)
-		fail("the helper's getdents of %s: %d, expected entries", dir,
+		t_fail("the helper's getdents of %s: %d, expected entries", dir,
 		     m.a);
 	close(cur.h_st);
 	close(cur.h_cmd);
@@ -495,26 +494,26 @@ static void child(int out)
 {
 	struct io_uring_sqe *sqe;
 	unsigned long long ud;
-	struct hf hf;
+	struct t_force tf;
 	int ret, res;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm(CHILD_LIFE_S);
-	hf_init(&hf, "window_kill");
-	sqe = io_uring_get_sqe(&hf.ring);
+	t_force_init(&tf, "window_kill");
+	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)
-		fail("child: no SQE");
+		t_fail("child: no SQE");
 	io_uring_prep_openat(sqe, AT_FDCWD, fifo, O_RDONLY | O_CREAT, 0600);
 	io_uring_sqe_set_data64(sqe, OPEN_UD);
 	if (write(out, "R", 1) != 1)
-		fail("child: write: %s", strerror(errno));
+		t_fail("child: write: %s", strerror(errno));
 	do
-		ret = io_uring_submit(&hf.ring);
-	while (ret == -EINTR && io_uring_sq_ready(&hf.ring));
+		ret = io_uring_submit(&tf.ring);
+	while (ret == -EINTR && io_uring_sq_ready(&tf.ring));
 	if (ret != 1)
-		fail("child: submit returned %d", ret);
-	if (hf_wait_cqe_ms(&hf.ring, CHILD_LIFE_S * 1000, &ud, &res))
-		fail("child: CQE user_data %#llx res %d without a writer",
+		t_fail("child: submit returned %d", ret);
+	if (t_wait_cqe_ms(&tf.ring, CHILD_LIFE_S * 1000, &ud, &res))
+		t_fail("child: CQE user_data %#llx res %d without a writer",
 		     ud, res);
 	exit(T_FAIL);
 }
@@ -524,11 +523,11 @@ static int child_start(void)
 	int p[2];
 
 	if (pipe2(p, O_CLOEXEC))
-		fail("pipe: %s", strerror(errno));
+		t_fail("pipe: %s", strerror(errno));
 	fflush(NULL);
 	cur.c = fork();
 	if (cur.c < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!cur.c) {
 		close(p[0]);
 		child(p[1]);
@@ -541,11 +540,11 @@ static int child_start(void)
 static int wait_ready(int fd, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 	char c;
 
-	while (hf_now_ms() < end) {
-		int ret = poll(&pfd, 1, end - hf_now_ms());
+	while (t_now_ms() < end) {
+		int ret = poll(&pfd, 1, end - t_now_ms());
 
 		if (ret < 0 && errno == EINTR)
 			continue;
@@ -562,7 +561,7 @@ static long long sig_pending(pid_t pid, pid_t tid)
 	char path[64], buf[4096], *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
-	if (read_text(path, buf, sizeof(buf)))
+	if (t_read_text(path, buf, sizeof(buf)))
 		return -1;
 	p = strstr(buf, "\nSigPnd:");
 	if (!p)
@@ -589,7 +588,7 @@ static pid_t thread_in_d(pid_t pid, pid_t prev, int killed)
 	pid_t tid = 0, t;
 	DIR *d;
 
-	if (prev && hf_task_state(pid, prev) == 'D' &&
+	if (prev && t_task_state(pid, prev) == 'D' &&
 	    (!killed || has_sigkill(pid, prev)))
 		return prev;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -600,7 +599,7 @@ static pid_t thread_in_d(pid_t pid, pid_t prev, int killed)
 		if (de->d_name[0] == '.')
 			continue;
 		t = atoi(de->d_name);
-		if (hf_task_state(pid, t) == 'D' &&
+		if (t_task_state(pid, t) == 'D' &&
 		    (!killed || has_sigkill(pid, t)))
 			tid = t;
 	}
@@ -617,21 +616,21 @@ static pid_t thread_in_d(pid_t pid, pid_t prev, int killed)
 static int wait_open_in_d(pid_t pid, int leader, int ms)
 {
 	struct timespec one = { 0, 1000 * 1000 };
-	long long since = 0, end = hf_now_ms() + ms;
+	long long since = 0, end = t_now_ms() + ms;
 	pid_t tid = 0, t;
 
 	do {
 		if (leader)
-			t = hf_task_state(pid, pid) == 'D' ? pid : 0;
+			t = t_task_state(pid, pid) == 'D' ? pid : 0;
 		else
 			t = thread_in_d(pid, tid, 0);
 		if (!t || t != tid)
-			since = hf_now_ms();
-		else if (hf_now_ms() - since >= STABLE_MS)
+			since = t_now_ms();
+		else if (t_now_ms() - since >= STABLE_MS)
 			return 1;
 		tid = t;
 		nanosleep(&one, NULL);
-	} while (hf_now_ms() < end);
+	} while (t_now_ms() < end);
 	return 0;
 }
 
@@ -645,7 +644,7 @@ static pid_t killed_waiter(pid_t pid, int ms)
 {
 	struct timespec stable = { 0, STABLE_MS * 1000 * 1000 };
 	struct timespec one = { 0, 1000 * 1000 };
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 	pid_t tid;
 
 	do {
@@ -656,21 +655,21 @@ static pid_t killed_waiter(pid_t pid, int ms)
 				return tid;
 		}
 		nanosleep(&one, NULL);
-	} while (hf_now_ms() < end);
+	} while (t_now_ms() < end);
 	return 0;
 }
 
-/* wait up to @ms until hf_window_open(@pid) is @open: 1 if it was */
+/* wait up to @ms until t_window_open(@pid) is @open: 1 if it was */
 static int wait_window(pid_t pid, int open, int ms)
 {
 	struct timespec one = { 0, 1000 * 1000 };
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 
 	do {
-		if (!hf_window_open(pid) == !open)
+		if (!t_window_open(pid) == !open)
 			return 1;
 		nanosleep(&one, NULL);
-	} while (hf_now_ms() < end);
+	} while (t_now_ms() < end);
 	return 0;
 }
 
@@ -690,14 +689,14 @@ static void dump_tasks(pid_t pid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid,
 			 de->d_name);
-		if (read_text(path, wchan, sizeof(wchan)))
+		if (t_read_text(path, wchan, sizeof(wchan)))
 			wchan[0] = '\0';
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", pid,
 			 de->d_name);
-		if (read_text(path, comm, sizeof(comm)))
+		if (t_read_text(path, comm, sizeof(comm)))
 			comm[0] = '\0';
 		comm[strcspn(comm, "\n")] = '\0';
-		state = hf_task_state(pid, atoi(de->d_name));
+		state = t_task_state(pid, atoi(de->d_name));
 		fprintf(stderr, "note: task %s (%s) state %c wchan %s\n",
 			de->d_name, comm, state ? state : '?', wchan);
 	}
@@ -707,13 +706,13 @@ static void dump_tasks(pid_t pid)
 /* the child died of our SIGKILL, and of nothing else */
 static void check_killed(pid_t pid, int st, const char *what)
 {
-	hf_remove_file("window_kill", pid);
+	t_remove_file("window_kill", pid);
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		return;
 	if (WIFEXITED(st))
-		fail("%s: the child exited with %d before the kill (it said why)",
+		t_fail("%s: the child exited with %d before the kill (it said why)",
 		     what, WEXITSTATUS(st));
-	fail("%s: child status %#x, expected killed by SIGKILL", what, st);
+	t_fail("%s: child status %#x, expected killed by SIGKILL", what, st);
 }
 
 /*
@@ -728,21 +727,21 @@ static void run_round(const char *what, int window, int *in_window)
 	int leader, widened;
 	pid_t pid;
 
-	widened = !hf_window_widen(window);
+	widened = !t_window_widen(window);
 	/* the submitter keeps the tid, in D, for the window, if there is one */
-	leader = window && widened && mode_handoff();
+	leader = window && widened && t_mode_handoff();
 	holder_start();
 	drop_dentries();
 
-	before = handoff_counter("handoffs");
+	before = t_counter("handoffs");
 	fd = child_start();
 	pid = cur.c;
 	if (!wait_ready(fd, READY_MS))
-		fail("%s: the child did not get to its submit in %d ms", what,
+		t_fail("%s: the child did not get to its submit in %d ms", what,
 		     READY_MS);
 	if (!wait_open_in_d(pid, leader, D_WAIT_MS)) {
 		dump_tasks(pid);
-		fail("%s: the child's open of %s was not seen waiting for the lock of its directory (state D of %s for %d ms) in %d ms; the FIFO's dentry still cached?",
+		t_fail("%s: the child's open of %s was not seen waiting for the lock of its directory (state D of %s for %d ms) in %d ms; the FIFO's dentry still cached?",
 		     what, fifo, leader ? "the leader" : "a thread", STABLE_MS,
 		     D_WAIT_MS);
 	}
@@ -751,32 +750,32 @@ static void run_round(const char *what, int window, int *in_window)
 		wait_window(pid, 1, OPEN_WAIT_MS);
 
 	kill(pid, SIGKILL);
-	t_kill = hf_now_ms();
-	inside = hf_window_open(pid);
+	t_kill = t_now_ms();
+	inside = t_window_open(pid);
 	/* the exchange must have run before the open can go on */
-	ended = mode_handoff() ? wait_window(pid, 0, END_WAIT_MS) : 1;
-	t_end = hf_now_ms();
+	ended = t_mode_handoff() ? wait_window(pid, 0, END_WAIT_MS) : 1;
+	t_end = t_now_ms();
 	if (!killed_waiter(pid, END_WAIT_MS)) {
 		dump_tasks(pid);
-		fail("%s: after the group SIGKILL, %s the window, no thread of the child waits for the lock with SIGKILL pending",
+		t_fail("%s: after the group SIGKILL, %s the window, no thread of the child waits for the lock with SIGKILL pending",
 		     what, inside ? "inside" : "outside");
 	}
 	holder_release();
 
 	ret = reap(pid, REAP_MS, &st);
 	if (ret < 0)
-		fail("waitpid: %s", strerror(errno));
+		t_fail("waitpid: %s", strerror(errno));
 	if (!ret) {
 		dump_tasks(pid);
-		fail("%s: the child was not reaped %d ms after SIGKILL, sent %swhile its open waited for the lock",
-		     what, REAP_MS, inside && mode_handoff() ?
+		t_fail("%s: the child was not reaped %d ms after SIGKILL, sent %swhile its open waited for the lock",
+		     what, REAP_MS, inside && t_mode_handoff() ?
 		     "inside the handoff window " : "");
 	}
 	cur.c = 0;
 	check_killed(pid, st, what);
 	close(fd);
 
-	if (mode_handoff() && window) {
+	if (t_mode_handoff() && window) {
 		if (inside)
 			(*in_window)++;
 		fprintf(stderr, "note: %s: SIGKILL %s the window, %s %lld ms after the kill\n",
@@ -785,7 +784,7 @@ static void run_round(const char *what, int window, int *in_window)
 			t_end - t_kill);
 	}
 	if (window)
-		expect_handoff(before);
+		t_expect_handoff(before);
 }
 
 int main(void)
@@ -793,9 +792,9 @@ int main(void)
 	int i, in_window = 0;
 	char what[32];
 
-	test_dir("IOUH_EXT4");
+	t_dir("IOUH_EXT4");
 	if (access("/proc/sys/vm/drop_caches", W_OK))
-		skip("/proc/sys/vm/drop_caches: %s", strerror(errno));
+		t_skip("/proc/sys/vm/drop_caches: %s", strerror(errno));
 	check_uffd();
 	dir_make();
 
@@ -804,9 +803,9 @@ int main(void)
 		snprintf(what, sizeof(what), "round %d", i);
 		run_round(what, WINDOW_MS, &in_window);
 	}
-	hf_window_widen(0);
+	t_window_widen(0);
 
-	if (mode_handoff())
+	if (t_mode_handoff())
 		fprintf(stderr, "note: SIGKILL inside the window in %d of %d rounds\n",
 			in_window, ROUNDS);
 	return T_PASS;

@@ -30,8 +30,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD		0x00001000ULL
@@ -46,7 +45,7 @@
 #define WINDOW_MS	500
 /* after the child is seen asleep, well inside the window */
 #define SETTLE_MS	100
-/* hf_init() in the child: an fsync on ext4, an idle worker */
+/* t_force_init() in the child: an fsync on ext4, an idle worker */
 #define READY_MS	10000
 #define ASLEEP_MS	5000
 #define KILL_MS		5000
@@ -67,30 +66,30 @@ struct clone3_args {
 };
 
 /* in the child: warm up, say so, then block in the FIFO open for good */
-static void child(int ready, struct hf_fifo *f)
+static void child(int ready, struct t_fifo *f)
 {
 	struct io_uring_sqe *sqe;
 	unsigned long long ud;
-	struct hf hf;
+	struct t_force tf;
 	int ret, res;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm(CHILD_LIFE_S);
-	hf_init(&hf, "window_pidfd");
-	sqe = io_uring_get_sqe(&hf.ring);
+	t_force_init(&tf, "window_pidfd");
+	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)
-		fail("child: no SQE");
-	hf_fifo_prep_open(f, sqe, OPEN_UD);
+		t_fail("child: no SQE");
+	t_fifo_prep_open(f, sqe, OPEN_UD);
 	if (write(ready, "R", 1) != 1)
-		fail("child: write: %s", strerror(errno));
+		t_fail("child: write: %s", strerror(errno));
 	do
-		ret = io_uring_submit(&hf.ring);
-	while (ret == -EINTR && io_uring_sq_ready(&hf.ring));
+		ret = io_uring_submit(&tf.ring);
+	while (ret == -EINTR && io_uring_sq_ready(&tf.ring));
 	if (ret != 1)
-		fail("child: submit returned %d", ret);
+		t_fail("child: submit returned %d", ret);
 	/* no writer ever comes, only the kill ends this */
-	if (hf_wait_cqe_ms(&hf.ring, CHILD_LIFE_S * 1000, &ud, &res))
-		fail("child: CQE user_data %#llx res %d without a writer",
+	if (t_wait_cqe_ms(&tf.ring, CHILD_LIFE_S * 1000, &ud, &res))
+		t_fail("child: CQE user_data %#llx res %d without a writer",
 		     ud, res);
 	exit(T_FAIL);
 }
@@ -111,11 +110,11 @@ static pid_t clone_autokill(int *pidfd)
 static int wait_ready(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	long long end = hf_now_ms() + READY_MS;
+	long long end = t_now_ms() + READY_MS;
 	char c;
 
-	while (hf_now_ms() < end) {
-		int ret = poll(&pfd, 1, end - hf_now_ms());
+	while (t_now_ms() < end) {
+		int ret = poll(&pfd, 1, end - t_now_ms());
 
 		if (ret < 0 && errno == EINTR)
 			continue;
@@ -130,15 +129,15 @@ static int wait_ready(int fd)
 static int wait_exit(int pidfd, int ms)
 {
 	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 
-	while (hf_now_ms() < end) {
-		int ret = poll(&pfd, 1, end - hf_now_ms());
+	while (t_now_ms() < end) {
+		int ret = poll(&pfd, 1, end - t_now_ms());
 
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret < 0)
-			fail("poll on the pidfd: %s", strerror(errno));
+			t_fail("poll on the pidfd: %s", strerror(errno));
 		return ret > 0 && (pfd.revents & POLLIN);
 	}
 	return 0;
@@ -150,30 +149,30 @@ static void kill_child(int pidfd, pid_t pid)
 	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0))
 		kill(pid, SIGKILL);
 	wait_exit(pidfd, KILL_MS);
-	hf_remove_file("window_pidfd", pid);
+	t_remove_file("window_pidfd", pid);
 }
 
 static void test_autokill(void)
 {
 	int autokill = -1, watch, p[2], in_window;
-	struct hf_fifo f;
+	struct t_fifo f;
 	long long before, t;
 	pid_t pid;
 
-	test_dir("IOUH_EXT4");
-	hf_fifo_init(&f, "window_pidfd");
-	hf_window_widen(WINDOW_MS);
+	t_dir("IOUH_EXT4");
+	t_fifo_init(&f, "window_pidfd");
+	t_window_widen(WINDOW_MS);
 	if (pipe2(p, O_CLOEXEC))
-		fail("pipe: %s", strerror(errno));
-	before = handoff_counter("handoffs");
+		t_fail("pipe: %s", strerror(errno));
+	before = t_counter("handoffs");
 
 	fflush(NULL);
 	pid = clone_autokill(&autokill);
 	if (pid < 0) {
 		if (errno == EINVAL || errno == ENOSYS || errno == E2BIG)
-			skip("clone3(CLONE_PIDFD_AUTOKILL | CLONE_AUTOREAP): %s",
+			t_skip("clone3(CLONE_PIDFD_AUTOKILL | CLONE_AUTOREAP): %s",
 			     strerror(errno));
-		fail("clone3: %s", strerror(errno));
+		t_fail("clone3: %s", strerror(errno));
 	}
 	if (!pid) {
 		close(p[0]);
@@ -186,38 +185,38 @@ static void test_autokill(void)
 		int e = errno;
 
 		kill(pid, SIGKILL);
-		fail("pidfd_open: %s", strerror(e));
+		t_fail("pidfd_open: %s", strerror(e));
 	}
 	if (!wait_ready(p[0])) {
 		kill_child(watch, pid);
-		fail("the child did not get to its submit in %d ms", READY_MS);
+		t_fail("the child did not get to its submit in %d ms", READY_MS);
 	}
-	if (!hf_wait_asleep(pid, pid, ASLEEP_MS)) {
+	if (!t_wait_asleep(pid, pid, ASLEEP_MS)) {
 		kill_child(watch, pid);
-		fail("the child did not sleep within %d ms of its submit",
+		t_fail("the child did not sleep within %d ms of its submit",
 		     ASLEEP_MS);
 	}
 	usleep(SETTLE_MS * 1000);
 
 	if (close(autokill))
-		fail("close of the autokill pidfd: %s", strerror(errno));
-	in_window = hf_window_open(pid);
-	t = hf_now_ms();
+		t_fail("close of the autokill pidfd: %s", strerror(errno));
+	in_window = t_window_open(pid);
+	t = t_now_ms();
 	if (!wait_exit(watch, KILL_MS)) {
 		kill_child(watch, pid);
-		fail("the child still lived %d ms after its autokill pidfd was closed%s",
+		t_fail("the child still lived %d ms after its autokill pidfd was closed%s",
 		     KILL_MS, in_window ? ", inside the handoff window" : "");
 	}
-	t = hf_now_ms() - t;
+	t = t_now_ms() - t;
 
-	if (mode_handoff())
+	if (t_mode_handoff())
 		fprintf(stderr, "note: pidfd closed %s the window, the child was gone %lld ms later\n",
 			in_window ? "inside" : "outside", t);
-	hf_remove_file("window_pidfd", pid);
+	t_remove_file("window_pidfd", pid);
 	close(watch);
 	close(p[0]);
-	expect_handoff(before);
-	hf_fifo_exit(&f);
+	t_expect_handoff(before);
+	t_fifo_exit(&f);
 }
 
 int main(void)

@@ -9,7 +9,7 @@
  * The main thread makes itself warm on a SINGLE_ISSUER | DEFER_TASKRUN ring,
  * widens the window to 500 ms (debug_window_ms) and submits openat(O_RDONLY |
  * O_CREAT) of a FIFO whose writer comes 1.5 s later: its first sleep hands
- * off. A helper thread waits for the window (hf_window_open()), then calls
+ * off. A helper thread waits for the window (t_window_open()), then calls
  * poll() on the ring fd, once, without waiting. The open's CQE must be the
  * FIFO's fd, the only CQE, and in mode handoff the poll must have come in
  * the window and a handoff happened. Then the poll waitqueue must work: a
@@ -28,8 +28,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define WINDOW_MS	500
 #define WRITER_MS	1500
@@ -46,15 +45,15 @@ static void *poller(void *arg)
 {
 	struct poller *p = arg;
 	struct pollfd pfd = { .fd = p->ring_fd, .events = POLLIN };
-	long long end = hf_now_ms() + WINDOW_MS;
+	long long end = t_now_ms() + WINDOW_MS;
 
-	while (hf_now_ms() < end && !p->in_window) {
-		p->in_window = hf_window_open(p->pid);
+	while (t_now_ms() < end && !p->in_window) {
+		p->in_window = t_window_open(p->pid);
 		if (!p->in_window)
 			usleep(1000);
 	}
 	if (poll(&pfd, 1, 0) < 0)
-		fail("poll on the ring fd: %s", strerror(errno));
+		t_fail("poll on the ring fd: %s", strerror(errno));
 	return NULL;
 }
 
@@ -93,69 +92,69 @@ static void start_waiter(struct io_uring *ring, struct waiter *w,
 	for (i = 0; i < 3; i++) {
 		io_uring_get_events(ring);
 		if (!io_uring_peek_cqe(ring, &cqe))
-			fail("extra CQE, user_data %#llx res %d",
+			t_fail("extra CQE, user_data %#llx res %d",
 			     (unsigned long long)cqe->user_data, cqe->res);
 		w->tid = 0;
 		ret = pthread_create(t, NULL, waiter, w);
 		if (ret)
-			fail("pthread_create: %s", strerror(ret));
+			t_fail("pthread_create: %s", strerror(ret));
 		while (!__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE))
 			usleep(1000);
-		if (hf_wait_asleep(getpid(), w->tid, 2000))
+		if (t_wait_asleep(getpid(), w->tid, 2000))
 			return;
 		pthread_join(*t, NULL);
 		fprintf(stderr, "note: the poll() waiter returned %d, revents %#x, before the NOP\n",
 			w->ret, w->revents);
 	}
-	fail("the poll() waiter never slept in 3 tries");
+	t_fail("the poll() waiter never slept in 3 tries");
 }
 
 int main(void)
 {
 	struct poller p = { .pid = getpid() };
 	struct waiter w = { 0 };
-	struct hf_fifo f;
+	struct t_fifo f;
 	struct io_uring_sqe *sqe;
 	pthread_t t;
 	long long before;
 	int ret;
-	struct hf hf;
+	struct t_force tf;
 
-	hf_init_flags(&hf, "window_pollwq", IORING_SETUP_SINGLE_ISSUER |
+	t_force_init_flags(&tf, "window_pollwq", IORING_SETUP_SINGLE_ISSUER |
 					    IORING_SETUP_DEFER_TASKRUN);
-	hf_fifo_init(&f, "window_pollwq");
-	hf_window_widen(WINDOW_MS);
-	p.ring_fd = w.ring_fd = hf.ring.ring_fd;
-	hf_wait_idle_worker();
-	before = handoff_counter("handoffs");
+	t_fifo_init(&f, "window_pollwq");
+	t_window_widen(WINDOW_MS);
+	p.ring_fd = w.ring_fd = tf.ring.ring_fd;
+	t_wait_idle_worker();
+	before = t_counter("handoffs");
 
 	ret = pthread_create(&t, NULL, poller, &p);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
-	hf_fifo_release_after(&f, WRITER_MS);
-	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
-	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, 10000);
+		t_fail("pthread_create: %s", strerror(ret));
+	t_fifo_release_after(&f, WRITER_MS);
+	t_fifo_submit_open(&tf.ring, &f, OPEN_UD);
+	t_fifo_reap_open(&tf.ring, &f, OPEN_UD, 10000);
 	pthread_join(t, NULL);
-	if (mode_handoff() && !p.in_window)
-		fail("the poll did not come in the handoff window");
-	expect_handoff(before);
+	if (t_mode_handoff() && !p.in_window)
+		t_fail("the poll did not come in the handoff window");
+	t_expect_handoff(before);
 
 	/* the activation ran: a CQE wakes a poll() that waits for it */
-	start_waiter(&hf.ring, &w, &t);
-	sqe = io_uring_get_sqe(&hf.ring);
+	start_waiter(&tf.ring, &w, &t);
+	sqe = io_uring_get_sqe(&tf.ring);
 	io_uring_prep_nop(sqe);
 	sqe->user_data = NOP_UD;
-	ret = io_uring_submit(&hf.ring);
+	ret = io_uring_submit(&tf.ring);
 	if (ret != 1)
-		fail("submit NOP: %d", ret);
+		t_fail("submit NOP: %d", ret);
 	pthread_join(t, NULL);
 	if (w.ret != 1 || !(w.revents & POLLIN))
-		fail("a poll() waiting on the ring fd missed the NOP's CQE: poll %d revents %#x",
+		t_fail("a poll() waiting on the ring fd missed the NOP's CQE: poll %d revents %#x",
 		     w.ret, w.revents);
-	ret = hf_reap_one(&hf.ring, NOP_UD);
+	ret = t_reap_one(&tf.ring, NOP_UD);
 	if (ret)
-		fail("NOP res %d", ret);
-	hf_fifo_exit(&f);
-	hf_exit(&hf);
+		t_fail("NOP res %d", ret);
+	t_fifo_exit(&f);
+	t_force_exit(&tf);
 	return T_PASS;
 }

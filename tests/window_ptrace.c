@@ -29,8 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define WINDOW_MS	300
 #define RELEASE_MS	1500
@@ -46,30 +45,30 @@
 #define OPEN_UD		0xf1f0ULL
 
 /* C: warm up, 'R', submit the FIFO open, 'D', then sleep until killed */
-static void child(int out, struct hf_fifo *f)
+static void child(int out, struct t_fifo *f)
 {
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	struct io_uring_sqe *sqe;
-	struct hf hf;
+	struct t_force tf;
 	int ret;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm(CHILD_LIFE_S);
-	hf_init(&hf, "window_ptrace");
-	sqe = io_uring_get_sqe(&hf.ring);
+	t_force_init(&tf, "window_ptrace");
+	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)
-		fail("child: no SQE");
-	hf_fifo_prep_open(f, sqe, OPEN_UD);
-	hf_fifo_release_after(f, RELEASE_MS);
+		t_fail("child: no SQE");
+	t_fifo_prep_open(f, sqe, OPEN_UD);
+	t_fifo_release_after(f, RELEASE_MS);
 	if (write(out, "R", 1) != 1)
-		fail("child: write: %s", strerror(errno));
+		t_fail("child: write: %s", strerror(errno));
 	do
-		ret = io_uring_submit(&hf.ring);
-	while (ret == -EINTR && io_uring_sq_ready(&hf.ring));
+		ret = io_uring_submit(&tf.ring);
+	while (ret == -EINTR && io_uring_sq_ready(&tf.ring));
 	if (ret != 1)
-		fail("child: submit returned %d", ret);
+		t_fail("child: submit returned %d", ret);
 	if (write(out, "D", 1) != 1)
-		fail("child: write: %s", strerror(errno));
+		t_fail("child: write: %s", strerror(errno));
 	for (;;)
 		nanosleep(&nap, NULL);
 }
@@ -78,11 +77,11 @@ static void child(int out, struct hf_fifo *f)
 static int wait_byte(int fd, char want, int ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	long long end = hf_now_ms() + ms;
+	long long end = t_now_ms() + ms;
 	char c;
 
-	while (hf_now_ms() < end) {
-		int ret = poll(&pfd, 1, end - hf_now_ms());
+	while (t_now_ms() < end) {
+		int ret = poll(&pfd, 1, end - t_now_ms());
 
 		if (ret < 0 && errno == EINTR)
 			continue;
@@ -100,7 +99,7 @@ static int wait_byte(int fd, char want, int ms)
 static int kill_and_reap(pid_t pid)
 {
 	struct timespec tick = { 0, 5 * 1000 * 1000 };
-	long long end = hf_now_ms() + REAP_MS;
+	long long end = t_now_ms() + REAP_MS;
 	pid_t ret;
 	int st;
 
@@ -113,7 +112,7 @@ static int kill_and_reap(pid_t pid)
 			return 0;
 		if (!ret)
 			nanosleep(&tick, NULL);
-	} while (hf_now_ms() < end);
+	} while (t_now_ms() < end);
 	return 0;
 }
 
@@ -121,7 +120,7 @@ static int kill_and_reap(pid_t pid)
 static void give_up(pid_t pid)
 {
 	if (kill_and_reap(pid))
-		hf_remove_file("window_ptrace", pid);
+		t_remove_file("window_ptrace", pid);
 }
 
 static pid_t tracer_of(pid_t pid)
@@ -129,7 +128,7 @@ static pid_t tracer_of(pid_t pid)
 	char path[64], buf[2048], *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (read_text(path, buf, sizeof(buf)))
+	if (t_read_text(path, buf, sizeof(buf)))
 		return -1;
 	p = strstr(buf, "\nTracerPid:");
 	return p ? atoi(p + strlen("\nTracerPid:")) : -1;
@@ -139,7 +138,7 @@ static pid_t tracer_of(pid_t pid)
 static int wait_stop(pid_t pid, int *st)
 {
 	struct timespec tick = { 0, 1000 * 1000 };
-	long long end = hf_now_ms() + STOP_MS;
+	long long end = t_now_ms() + STOP_MS;
 	pid_t ret;
 
 	do {
@@ -150,30 +149,30 @@ static int wait_stop(pid_t pid, int *st)
 			int e = errno;
 
 			give_up(pid);
-			fail("waitpid of the tracee: %s", strerror(e));
+			t_fail("waitpid of the tracee: %s", strerror(e));
 		}
 		nanosleep(&tick, NULL);
-	} while (hf_now_ms() < end);
+	} while (t_now_ms() < end);
 	return 0;
 }
 
 static void test_seize(void)
 {
 	int p[2], st, in_window;
-	struct hf_fifo f;
+	struct t_fifo f;
 	long long before;
 	pid_t pid, tracer;
 
-	test_dir("IOUH_EXT4");
-	hf_fifo_init(&f, "window_ptrace");
-	hf_window_widen(WINDOW_MS);
+	t_dir("IOUH_EXT4");
+	t_fifo_init(&f, "window_ptrace");
+	t_window_widen(WINDOW_MS);
 	if (pipe2(p, O_CLOEXEC))
-		fail("pipe: %s", strerror(errno));
-	before = handoff_counter("handoffs");
+		t_fail("pipe: %s", strerror(errno));
+	before = t_counter("handoffs");
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		fail("fork: %s", strerror(errno));
+		t_fail("fork: %s", strerror(errno));
 	if (!pid) {
 		close(p[0]);
 		child(p[1], &f);
@@ -182,11 +181,11 @@ static void test_seize(void)
 
 	if (!wait_byte(p[0], 'R', READY_MS)) {
 		give_up(pid);
-		fail("the child did not get to its submit in %d ms", READY_MS);
+		t_fail("the child did not get to its submit in %d ms", READY_MS);
 	}
-	if (!hf_wait_asleep(pid, pid, ASLEEP_MS)) {
+	if (!t_wait_asleep(pid, pid, ASLEEP_MS)) {
 		give_up(pid);
-		fail("the child did not sleep within %d ms of its submit",
+		t_fail("the child did not sleep within %d ms of its submit",
 		     ASLEEP_MS);
 	}
 	usleep(SETTLE_MS * 1000);
@@ -194,52 +193,52 @@ static void test_seize(void)
 		int e = errno;
 
 		give_up(pid);
-		fail("PTRACE_SEIZE of the sleeping submitter: %s", strerror(e));
+		t_fail("PTRACE_SEIZE of the sleeping submitter: %s", strerror(e));
 	}
-	in_window = hf_window_open(pid);
+	in_window = t_window_open(pid);
 
 	if (!wait_byte(p[0], 'D', SUBMIT_MS)) {
 		give_up(pid);
-		fail("the child's submit did not return within %d ms of the seize",
+		t_fail("the child's submit did not return within %d ms of the seize",
 		     SUBMIT_MS);
 	}
 	tracer = tracer_of(pid);
 	if (tracer != getpid()) {
 		give_up(pid);
-		fail("TracerPid of the child %d after the seize, expected %d",
+		t_fail("TracerPid of the child %d after the seize, expected %d",
 		     tracer, getpid());
 	}
 	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL)) {
 		int e = errno;
 
 		give_up(pid);
-		fail("PTRACE_INTERRUPT: %s", strerror(e));
+		t_fail("PTRACE_INTERRUPT: %s", strerror(e));
 	}
 	if (!wait_stop(pid, &st)) {
 		give_up(pid);
-		fail("no stop within %d ms of PTRACE_INTERRUPT", STOP_MS);
+		t_fail("no stop within %d ms of PTRACE_INTERRUPT", STOP_MS);
 	}
 	if (!WIFSTOPPED(st) || st >> 16 != PTRACE_EVENT_STOP) {
 		give_up(pid);
-		fail("status %#x after PTRACE_INTERRUPT, expected a PTRACE_EVENT_STOP",
+		t_fail("status %#x after PTRACE_INTERRUPT, expected a PTRACE_EVENT_STOP",
 		     st);
 	}
 	if (ptrace(PTRACE_DETACH, pid, NULL, NULL)) {
 		int e = errno;
 
 		give_up(pid);
-		fail("PTRACE_DETACH: %s", strerror(e));
+		t_fail("PTRACE_DETACH: %s", strerror(e));
 	}
 	if (!kill_and_reap(pid))
-		fail("the child was not reaped %d ms after SIGKILL", REAP_MS);
+		t_fail("the child was not reaped %d ms after SIGKILL", REAP_MS);
 
-	if (mode_handoff())
+	if (t_mode_handoff())
 		fprintf(stderr, "note: seized %s the window\n",
 			in_window ? "inside" : "outside");
-	hf_remove_file("window_ptrace", pid);
+	t_remove_file("window_ptrace", pid);
 	close(p[0]);
-	expect_handoff(before);
-	hf_fifo_exit(&f);
+	t_expect_handoff(before);
+	t_fifo_exit(&f);
 }
 
 int main(void)

@@ -29,8 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define WINDOW_MS	300
 #define RELEASE_MS	1000
@@ -79,14 +78,14 @@ static void *poke(void *arg)
 	};
 	struct sigevent sev;
 	struct poker *p = arg;
-	long long end = hf_now_ms() + ASLEEP_MS;
+	long long end = t_now_ms() + ASLEEP_MS;
 	clockid_t cid;
 	int ret;
 
 	while (!__atomic_load_n(&p->armed, __ATOMIC_ACQUIRE) &&
-	       hf_now_ms() < end)
+	       t_now_ms() < end)
 		nanosleep(&ms, NULL);
-	p->asleep = hf_wait_asleep(getpid(), p->tid, ASLEEP_MS);
+	p->asleep = t_wait_asleep(getpid(), p->tid, ASLEEP_MS);
 	if (!p->asleep)
 		return NULL;
 	usleep(SETTLE_MS * 1000);
@@ -114,7 +113,7 @@ static void *poke(void *arg)
 		p->timer_err = errno;
 		return NULL;
 	}
-	p->in_window = hf_window_open(getpid());
+	p->in_window = t_window_open(getpid());
 	return NULL;
 }
 
@@ -126,11 +125,11 @@ static void check_policy(void)
 
 	policy = sched_getscheduler(0);
 	if (policy < 0)
-		fail("sched_getscheduler: %s", strerror(errno));
+		t_fail("sched_getscheduler: %s", strerror(errno));
 	if (sched_getparam(0, &sp))
-		fail("sched_getparam: %s", strerror(errno));
+		t_fail("sched_getparam: %s", strerror(errno));
 	if (policy != SCHED_FIFO || sp.sched_priority != RT_PRIO)
-		fail("policy %d priority %d after the submit, expected SCHED_FIFO (%d) priority %d",
+		t_fail("policy %d priority %d after the submit, expected SCHED_FIFO (%d) priority %d",
 		     policy, sp.sched_priority, SCHED_FIFO, RT_PRIO);
 }
 
@@ -138,17 +137,17 @@ static void check_policy(void)
 static void check_timer(void)
 {
 	struct timespec cpu;
-	long long start = hf_now_ms();
+	long long start = t_now_ms();
 
-	while (!fired && hf_now_ms() - start < BURN_MS)
+	while (!fired && t_now_ms() - start < BURN_MS)
 		;
 	if (!fired) {
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-		fail("the CPU timer on our thread clock did not fire within %d ms of burning (thread clock %lld ms)",
+		t_fail("the CPU timer on our thread clock did not fire within %d ms of burning (thread clock %lld ms)",
 		     BURN_MS, cpu.tv_sec * 1000LL + cpu.tv_nsec / 1000000);
 	}
 	if (fired_tid != gettid())
-		fail("the timer's SIGUSR1 ran on tid %d, not on ours (%d)",
+		t_fail("the timer's SIGUSR1 ran on tid %d, not on ours (%d)",
 		     (int)fired_tid, gettid());
 }
 
@@ -156,55 +155,55 @@ static void *test_sched(void *arg)
 {
 	struct sched_param other = { .sched_priority = 0 };
 	struct poker p = { .thread = pthread_self(), .tid = gettid() };
-	struct hf_fifo f;
+	struct t_fifo f;
 	long long before;
 	pthread_t u;
-	struct hf hf;
+	struct t_force tf;
 	int ret;
 
 	(void)arg;
 	if (sched_getscheduler(0) != SCHED_OTHER)
-		skip("the test thread isn't SCHED_OTHER");
-	hf_init(&hf, "window_sched");
-	hf_fifo_init(&f, "window_sched");
+		t_skip("the test thread isn't SCHED_OTHER");
+	t_force_init(&tf, "window_sched");
+	t_fifo_init(&f, "window_sched");
 	ret = pthread_create(&u, NULL, poke, &p);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
-	hf_fifo_release_after(&f, RELEASE_MS);
-	before = handoff_counter("handoffs");
+		t_fail("pthread_create: %s", strerror(ret));
+	t_fifo_release_after(&f, RELEASE_MS);
+	before = t_counter("handoffs");
 	__atomic_store_n(&p.armed, 1, __ATOMIC_RELEASE);
-	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
-	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
+	t_fifo_submit_open(&tf.ring, &f, OPEN_UD);
+	t_fifo_reap_open(&tf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
 	ret = pthread_join(u, NULL);
 	if (ret)
-		fail("pthread_join: %s", strerror(ret));
+		t_fail("pthread_join: %s", strerror(ret));
 
 	if (!p.asleep)
-		fail("the submitting thread was not seen asleep within %d ms",
+		t_fail("the submitting thread was not seen asleep within %d ms",
 		     ASLEEP_MS);
 	if (p.sched_err == EPERM)
-		skip("sched_setscheduler(SCHED_FIFO): %s (needs root)",
+		t_skip("sched_setscheduler(SCHED_FIFO): %s (needs root)",
 		     strerror(p.sched_err));
 	if (p.sched_err)
-		fail("sched_setscheduler(SCHED_FIFO) of the sleeping tid: %s",
+		t_fail("sched_setscheduler(SCHED_FIFO) of the sleeping tid: %s",
 		     strerror(p.sched_err));
 	if (p.timer_err)
-		fail("%s on the sleeping tid's clock: %s", p.timer_what,
+		t_fail("%s on the sleeping tid's clock: %s", p.timer_what,
 		     strerror(p.timer_err));
 
 	check_policy();
 	if (sched_setscheduler(0, SCHED_OTHER, &other))
-		fail("sched_setscheduler(SCHED_OTHER): %s", strerror(errno));
+		t_fail("sched_setscheduler(SCHED_OTHER): %s", strerror(errno));
 	check_timer();
 	if (timer_delete(p.timer))
-		fail("timer_delete: %s", strerror(errno));
+		t_fail("timer_delete: %s", strerror(errno));
 
-	if (mode_handoff())
+	if (t_mode_handoff())
 		fprintf(stderr, "note: policy and timer set %s the window\n",
 			p.in_window ? "inside" : "outside");
-	expect_handoff(before);
-	hf_fifo_exit(&f);
-	hf_exit(&hf);
+	t_expect_handoff(before);
+	t_fifo_exit(&f);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -214,8 +213,8 @@ int main(void)
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGUSR1, &sa, NULL))
-		fail("sigaction: %s", strerror(errno));
-	hf_window_widen(WINDOW_MS);
-	run_in_thread(test_sched, NULL);
+		t_fail("sigaction: %s", strerror(errno));
+	t_window_widen(WINDOW_MS);
+	t_run_in_thread(test_sched, NULL);
 	return T_PASS;
 }

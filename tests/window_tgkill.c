@@ -27,8 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include "common.h"
-#include "handoff_force.h"
+#include "helpers.h"
 
 #define WINDOW_MS	300
 #define RELEASE_MS	800
@@ -77,16 +76,16 @@ static void pace(int us)
 static void *send_signals(void *arg)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
-	long long end = hf_now_ms() + SEND_MAX_MS;
+	long long end = t_now_ms() + SEND_MAX_MS;
 	struct sender *s = arg;
 	union sigval v = { 0 };
 	int ret;
 
 	while (__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE) < PH_SEND &&
-	       hf_now_ms() < end)
+	       t_now_ms() < end)
 		nanosleep(&ms, NULL);
 	while (__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE) == PH_SEND &&
-	       hf_now_ms() < end) {
+	       t_now_ms() < end) {
 		ret = pthread_sigqueue(s->t, SIGRTMIN, v);
 		if (ret == EAGAIN) {
 			s->full++;
@@ -94,7 +93,7 @@ static void *send_signals(void *arg)
 			continue;
 		}
 		if (ret)
-			fail("pthread_sigqueue: %s", strerror(ret));
+			t_fail("pthread_sigqueue: %s", strerror(ret));
 		s->sent++;
 		pace(SEND_GAP_US);
 	}
@@ -106,48 +105,48 @@ static void *test_tgkill(void *arg)
 	struct sender s = { .t = pthread_self(), .phase = PH_WAIT };
 	struct timespec ms = { 0, 1000 * 1000 };
 	long long before, end;
-	struct hf_fifo f;
+	struct t_fifo f;
 	pthread_t u;
-	struct hf hf;
+	struct t_force tf;
 	int ret;
 
 	(void)arg;
 	t_tid = gettid();
-	hf_init(&hf, "window_tgkill");
-	hf_fifo_init(&f, "window_tgkill");
-	hf_wait_idle_worker();
+	t_force_init(&tf, "window_tgkill");
+	t_fifo_init(&f, "window_tgkill");
+	t_wait_idle_worker();
 	ret = pthread_create(&u, NULL, send_signals, &s);
 	if (ret)
-		fail("pthread_create: %s", strerror(ret));
+		t_fail("pthread_create: %s", strerror(ret));
 
-	hf_fifo_release_after(&f, RELEASE_MS);
-	before = handoff_counter("handoffs");
+	t_fifo_release_after(&f, RELEASE_MS);
+	before = t_counter("handoffs");
 	__atomic_store_n(&s.phase, PH_SEND, __ATOMIC_RELEASE);
-	hf_fifo_submit_open(&hf.ring, &f, OPEN_UD);
-	hf_fifo_reap_open(&hf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
+	t_fifo_submit_open(&tf.ring, &f, OPEN_UD);
+	t_fifo_reap_open(&tf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
 	__atomic_store_n(&s.phase, PH_DONE, __ATOMIC_RELEASE);
 	ret = pthread_join(u, NULL);
 	if (ret)
-		fail("pthread_join: %s", strerror(ret));
+		t_fail("pthread_join: %s", strerror(ret));
 
-	end = hf_now_ms() + ARRIVE_MS;
+	end = t_now_ms() + ARRIVE_MS;
 	while (__atomic_load_n(&handled, __ATOMIC_RELAXED) < s.sent &&
-	       hf_now_ms() < end)
+	       t_now_ms() < end)
 		nanosleep(&ms, NULL);
 	if (handled_elsewhere)
-		fail("%ld of %ld signals sent to T's tid ran on another thread",
+		t_fail("%ld of %ld signals sent to T's tid ran on another thread",
 		     handled_elsewhere, s.sent);
 	if (handled != s.sent)
-		fail("%ld of %ld signals sent to T's tid did not arrive in %d ms",
+		t_fail("%ld of %ld signals sent to T's tid did not arrive in %d ms",
 		     s.sent - handled, s.sent, ARRIVE_MS);
 	if (s.sent < 2)
-		fail("only %ld signals were sent", s.sent);
-	if (mode_handoff())
+		t_fail("only %ld signals were sent", s.sent);
+	if (t_mode_handoff())
 		fprintf(stderr, "note: %ld signals sent and handled, the queue was full %ld times, the submit took %lld ms\n",
 			s.sent, s.full, f.submitted_ms - f.submit_ms);
-	expect_handoff(before);
-	hf_fifo_exit(&f);
-	hf_exit(&hf);
+	t_expect_handoff(before);
+	t_fifo_exit(&f);
+	t_force_exit(&tf);
 	return NULL;
 }
 
@@ -163,8 +162,8 @@ int main(void)
 			strerror(errno));
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGRTMIN, &sa, NULL))
-		fail("sigaction: %s", strerror(errno));
-	hf_window_widen(WINDOW_MS);
-	run_in_thread(test_tgkill, NULL);
+		t_fail("sigaction: %s", strerror(errno));
+	t_window_widen(WINDOW_MS);
+	t_run_in_thread(test_tgkill, NULL);
 	return T_PASS;
 }
