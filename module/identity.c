@@ -415,8 +415,9 @@ static void iouh_take_user_ptrs(struct task_struct *dst,
 #endif
 }
 
-/* the rest of what userspace reads per thread */
-static void iouh_take_misc(struct task_struct *dst, struct task_struct *src)
+/* the per-thread attributes userspace reads (/proc, prctl) that are left */
+static void iouh_take_thread_attrs(struct task_struct *dst,
+				   struct task_struct *src)
 {
 #ifdef CONFIG_AUDIT
 	/* set once per login: the tid keeps it */
@@ -449,7 +450,7 @@ static void iouh_take_locked(struct task_struct *dst, struct task_struct *src,
 	iouh_take_stats(dst, src);
 	iouh_take_creds(dst, src);
 	iouh_take_user_ptrs(dst, src);
-	iouh_take_misc(dst, src);
+	iouh_take_thread_attrs(dst, src);
 }
 
 /* the SEM_UNDO list is per thread group but hangs off each task */

@@ -1,6 +1,9 @@
 #!/bin/bash
-# The operators' path for the test kernel: install its modules tree, then
-# dkms add/build/install the module for it, so the guest can modprobe it.
+# The operators' path for the test kernel: install its modules tree, as a
+# kernel package would, then run the README's DKMS commands as written (its
+# Operators block, from mkdir to dkms install, in the repo's directory), the
+# example kernel release replaced by the test kernel's, so the guest can
+# modprobe the DKMS copy. A README that drifts from what works fails here.
 # usage: dkms.sh KDIR (a kernel build tree with core-hooks.patch)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -8,26 +11,26 @@ KDIR=$1
 NAME=io_uring_handoff
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 KVER=$(make -s -C "$KDIR" kernelrelease)
-SRC=/usr/src/$NAME-$VER
 log() { echo "dkms: $*" >&2; }
 
-# /lib/modules/$KVER with modules.dep, as a kernel package would leave it
+# /lib/modules/$KVER with modules.dep and the build link
 make -s -C "$KDIR" modules_install INSTALL_MOD_PATH=/ >/dev/null
 
-# the source DKMS builds from: dkms.conf, module/ and arch/, nothing built
-dkms remove -m "$NAME" -v "$VER" --all >/dev/null 2>&1 || true
-rm -rf "$SRC"
-mkdir -p "$SRC"
-cp "$REPO/dkms.conf" "$SRC/"
-rsync -a --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
-	--exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order \
-	"$REPO/module" "$SRC/"
-[ -d "$REPO/arch" ] && cp -r "$REPO/arch" "$SRC/"
+cmds=$(sed -n '/^    mkdir -p \/usr\/src\//,/^    dkms install /p' \
+	"$REPO/README.md" |
+	sed -e 's/^    //' -e 's/ *#.*$//' -e "s/ -k [^ ]*-handoff/ -k $KVER/")
+if [ "$(grep -c . <<< "$cmds")" != 4 ] ||
+   ! grep -q "^dkms install .* -k $KVER\$" <<< "$cmds"; then
+	log "README.md: no Operators block from mkdir to dkms install -k ...-handoff"
+	exit 1
+fi
 
-log "add/build/install $NAME $VER for $KVER"
-dkms add -m "$NAME" -v "$VER" >&2
-dkms build -m "$NAME" -v "$VER" -k "$KVER" --kernelsourcedir "$KDIR" >&2
-dkms install -m "$NAME" -v "$VER" -k "$KVER" --kernelsourcedir "$KDIR" >&2
+# a clean slate, as on a machine that never had the module
+dkms remove -m "$NAME" -v "$VER" --all >/dev/null 2>&1 || true
+rm -rf "/usr/src/$NAME-$VER"
+log "README's commands for $KVER:"
+sed 's/^/dkms:   /' <<< "$cmds" >&2
+(cd "$REPO" && bash -euo pipefail -c "$cmds") >&2
 ko=$(modinfo -k "$KVER" -n "$NAME")
 case "$ko" in
 */updates/dkms/*) log "installed $ko" ;;
