@@ -9,7 +9,7 @@
 #   inline    the module loaded, enabled=1, policy=inline (no adaptive punt)
 #   disabled  the module loaded, enabled=0
 #   sync      iouh-bench --sync, the same op as a one thread syscall loop
-# in the order of IOUH_BENCH_MODES on odd rounds and reversed on even
+# in the order of BENCH_MODES on odd rounds and reversed on even
 # rounds, so slow drift cancels out of the medians.
 #
 # $OUTDIR/raw.txt gets one line per run: iouh-bench's line (workers= is the
@@ -23,10 +23,11 @@
 # $OUTDIR/env.txt: key=value lines (kernel, vcpus, secs, rounds, ops, qds, fs).
 #
 # Environment: IOUH_TMPFS and IOUH_EXT4 (directories on tmpfs and on the
-# ext4 disk, as set by guest-run.sh), IOUH_BENCH_SECS (2), IOUH_BENCH_ROUNDS
-# (3), IOUH_BENCH_OPS ("fsync statx fadvise renameat openat splice unlinkat
-# treewalk nop"), IOUH_BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
-# 128", nop "1"), IOUH_BENCH_FS ("tmpfs ext4"), IOUH_BENCH_MODES ("baseline handoff
+# ext4 disk, as set by guest-run.sh); as make bench's caller set them
+# (run-vm.sh passes them on), BENCH_SECS (2), BENCH_ROUNDS
+# (3), BENCH_OPS ("fsync statx fadvise renameat openat splice unlinkat
+# treewalk nop"), BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
+# 128", nop "1"), BENCH_FS ("tmpfs ext4"), BENCH_MODES ("baseline handoff
 # inline disabled sync").
 set -u
 REPO=$1
@@ -34,12 +35,12 @@ OUTDIR=$2
 BIN=$REPO/build/bench/iouh-bench
 KO=$REPO/build/module/io_uring_handoff.ko
 SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
-SECS=${IOUH_BENCH_SECS:-2}
-ROUNDS=${IOUH_BENCH_ROUNDS:-3}
-OPS=${IOUH_BENCH_OPS:-fsync statx fadvise renameat openat splice unlinkat treewalk nop}
-QDS=${IOUH_BENCH_QDS:-}
-FSS=${IOUH_BENCH_FS:-tmpfs ext4}
-MODES=${IOUH_BENCH_MODES:-baseline handoff inline disabled sync}
+SECS=${BENCH_SECS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
+OPS=${BENCH_OPS:-fsync statx fadvise renameat openat splice unlinkat treewalk nop}
+QDS=${BENCH_QDS:-}
+FSS=${BENCH_FS:-tmpfs ext4}
+MODES=${BENCH_MODES:-baseline handoff inline disabled sync}
 RAW=$OUTDIR/raw.txt
 ERR=$(mktemp /tmp/iouh-bench.err.XXXXXX)
 # a run takes SECS plus setup and drain; allow for a slow (TCG) guest

@@ -37,9 +37,9 @@ else
 	}
 	CMDLINE="console=ttyS0 $CMDLINE"
 fi
-# every IOUH_* variable of the caller reaches scripts/guest-run.sh, which
-# sources this file from the results share
-for v in ${!IOUH_@}; do
+# every IOUH_* and BENCH_* variable of the caller reaches
+# scripts/guest-run.sh, which sources this file from the results share
+for v in ${!IOUH_@} ${!BENCH_@}; do
 	printf 'export %s=%q\n' "$v" "${!v}"
 done > "$RES/guest.env"
 
