@@ -102,6 +102,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <liburing.h>
+#include "helpers.h"
 
 #define MAX_WORKERS	32
 #define NR_SHARED	2
@@ -341,14 +342,6 @@ static __thread int my_idx = -1;
 
 /* helpers */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static void sleep_us(long long us)
 {
 	struct timespec ts;
@@ -461,32 +454,6 @@ static int stopping(void)
 	return LOAD(P.stop);
 }
 
-static int read_text(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
-static long long handoff_counter(const char *name)
-{
-	char path[128], buf[64];
-
-	snprintf(path, sizeof(path), "/sys/kernel/io_uring_handoff/%s", name);
-	if (read_text(path, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 10);
-}
-
 /* remove <dir>/<prefix>* in both directories */
 static void sweep(const char *prefix)
 {
@@ -519,50 +486,6 @@ static void sweep_pid(pid_t pid)
 
 	snprintf(prefix, sizeof(prefix), "stress.%d.", pid);
 	sweep(prefix);
-}
-
-/* is task @tid one of our io-wq workers, idle in its sleep */
-static int idle_worker(const char *tid, const char *want)
-{
-	char path[64], buf[512], *p;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%s/comm", tid);
-	if (read_text(path, buf, sizeof(buf)))
-		return 0;
-	buf[strcspn(buf, "\n")] = '\0';
-	if (strcmp(buf, want))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
-	if (read_text(path, buf, sizeof(buf)))
-		return 0;
-	p = strrchr(buf, ')');
-	return p && (p[2] == 'S' || p[2] == 'I');
-}
-
-/* wait up to @ms until an idle io-wq worker of the calling thread shows */
-static int wait_idle_worker(int ms)
-{
-	long long end = now_ms() + ms;
-	char want[32];
-
-	snprintf(want, sizeof(want), "iou-wrk-%d", gettid());
-	do {
-		struct dirent *de;
-		int found = 0;
-		DIR *d;
-
-		d = opendir("/proc/self/task");
-		if (!d)
-			return 0;
-		while (!found && (de = readdir(d)))
-			found = de->d_name[0] != '.' &&
-				idle_worker(de->d_name, want);
-		closedir(d);
-		if (found)
-			return 1;
-		sleep_us(1000);
-	} while (now_ms() < end);
-	return 0;
 }
 
 /* FIFO writers */
@@ -624,7 +547,7 @@ static void *releaser(void *arg)
 
 	(void)arg;
 	while (!LOAD(P.rel_stop)) {
-		long long now = now_ms();
+		long long now = t_now_ms();
 
 		n = LOAD(P.nslots);
 		for (i = 0; i < n; i++)
@@ -729,7 +652,7 @@ static struct fifo_slot *fifo_get(struct wctx *c)
  */
 static void fifo_arm(struct fifo_slot *f, int delay, int noreap)
 {
-	long long now = now_ms();
+	long long now = t_now_ms();
 
 	f->noreap = noreap;
 	f->due = now + delay;
@@ -763,7 +686,7 @@ static struct req *find_req(struct ringh *rh, unsigned long long ud)
 static void progress(struct wctx *c)
 {
 	if (c->worker >= 0)
-		STORE(W[c->worker].progress, now_ms());
+		STORE(W[c->worker].progress, t_now_ms());
 }
 
 static int reap_avail(struct ringh *rh);
@@ -828,7 +751,7 @@ static struct req *req_new(struct wctx *c, struct ringh *rh, int op)
 		r->used = 1;
 		r->op = op;
 		r->c = c;
-		r->t0 = now_ms();
+		r->t0 = t_now_ms();
 		r->ud = ((unsigned long long)(c->idx + 1) << 32) | c->next;
 		STORE(c->next, c->next + 1);
 		rh->npending++;
@@ -1105,7 +1028,7 @@ static void report_missing(struct wctx *c, struct ringh *rh)
 		if (r->used && r->c == c)
 			report("worker %d tid %d: %s ring: no CQE for %s ud %#llx after %lld ms",
 			       c->idx, c->tid, rh->name, op_name[r->op], r->ud,
-			       now_ms() - r->t0);
+			       t_now_ms() - r->t0);
 	}
 	pthread_mutex_unlock(&rh->lock);
 }
@@ -1113,11 +1036,11 @@ static void report_missing(struct wctx *c, struct ringh *rh)
 /* wait until every SQE of @c on @rh has its CQE, bounded */
 static void wait_mine(struct wctx *c, struct ringh *rh)
 {
-	long long end = now_ms() + BATCH_DEADLINE_MS;
+	long long end = t_now_ms() + BATCH_DEADLINE_MS;
 	int shared = rh != c->own;
 
 	while (LOAD(c->outstanding) > 0) {
-		if (now_ms() > end) {
+		if (t_now_ms() > end) {
 			report_missing(c, rh);
 			fatal();
 			return;
@@ -1435,7 +1358,7 @@ static void warm(struct wctx *c)
 	}
 	pthread_mutex_unlock(&rh->lock);
 	wait_mine(c, rh);
-	if (!wait_idle_worker(WARM_MS) && P.parent)
+	if (!t_wait_idle_worker_ms(WARM_MS) && P.parent)
 		ADD(S.warm_slow, 1);
 }
 
@@ -1563,7 +1486,7 @@ static int ctx_setup(struct wctx *c)
 /* no writer of ours is left on @c's FIFOs (bounded) */
 static void ctx_quiesce_fifos(struct wctx *c)
 {
-	long long end = now_ms() + 5000;
+	long long end = t_now_ms() + 5000;
 	int i, busy;
 
 	for (i = 0; i < c->nfifo; i++)
@@ -1577,7 +1500,7 @@ static void ctx_quiesce_fifos(struct wctx *c)
 		}
 		if (busy)
 			sleep_us(1000);
-	} while (busy && P.rel_started && now_ms() < end);
+	} while (busy && P.rel_started && t_now_ms() < end);
 	for (i = 0; i < c->nfifo; i++) {
 		struct fifo_slot *f = &c->fifo[i];
 
@@ -1604,7 +1527,7 @@ static void ring_final_check(struct ringh *rh, int ms)
 				note("  %s ud %#llx of worker %d, %lld ms old",
 				     op_name[rh->tab[i].op], rh->tab[i].ud,
 				     rh->tab[i].c->idx,
-				     now_ms() - rh->tab[i].t0);
+				     t_now_ms() - rh->tab[i].t0);
 	}
 	pthread_mutex_unlock(&rh->lock);
 }
@@ -1753,7 +1676,7 @@ static void spawn(struct wctx *c, int kind)
 {
 	unsigned long long seed = rng_next(&c->rng);
 	int inflight = kind == KID_EXEC && rnd(&c->rng, 2);
-	long long now = now_ms();
+	long long now = t_now_ms();
 	pid_t pid, ppid = P.pid;
 	struct kid *k;
 
@@ -1796,7 +1719,7 @@ static void dump_proc_tasks(pid_t pid)
 
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid,
 			 de->d_name);
-		if (read_text(path, buf, sizeof(buf)))
+		if (t_read_text(path, buf, sizeof(buf)))
 			continue;
 		comm = strchr(buf, '(');
 		end = strrchr(buf, ')');
@@ -1805,13 +1728,13 @@ static void dump_proc_tasks(pid_t pid)
 		*end = '\0';
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid,
 			 de->d_name);
-		if (read_text(path, wchan, sizeof(wchan)))
+		if (t_read_text(path, wchan, sizeof(wchan)))
 			wchan[0] = '\0';
 		note("  task %s (%s) %c wchan %s", de->d_name, comm + 1, end[2],
 		     wchan);
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", pid,
 			 de->d_name);
-		if (!read_text(path, buf, sizeof(buf)))
+		if (!t_read_text(path, buf, sizeof(buf)))
 			note("  its kernel stack:\n%s", buf);
 	}
 	closedir(d);
@@ -1840,7 +1763,7 @@ static void kid_done(struct wctx *c, int i, int status)
 /* reap what is done, kill what is due; @finish: kill the kill children now */
 static void kids_poll(struct wctx *c, int finish)
 {
-	long long now = now_ms();
+	long long now = t_now_ms();
 	int i, status;
 	pid_t ret;
 
@@ -1949,7 +1872,7 @@ static int claim(long long *next, long long now, int lo, int hi,
 
 static void events(struct wctx *c)
 {
-	long long now = now_ms();
+	long long now = t_now_ms();
 
 	if (c->nkids < MAX_KIDS && claim(&next_fork, now, 500, 2000, c))
 		spawn(c, KID_FORK);
@@ -1986,7 +1909,7 @@ static void *worker_main(void *arg)
 
 	W[i].tid = gettid();
 	my_idx = i;
-	STORE(W[i].progress, now_ms());
+	STORE(W[i].progress, t_now_ms());
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -2040,7 +1963,7 @@ static void *signaller(void *arg)
 		i = rnd(&rng, cfg.nthreads);
 		if (!LOAD(W[i].ready) || LOAD(W[i].done))
 			continue;
-		now = now_ms();
+		now = t_now_ms();
 		sent = W[i].sig_sent;
 		/* SIGUSR1 does not queue: one at a time per thread */
 		if (LOAD(W[i].sig_recv) != sent) {
@@ -2075,12 +1998,12 @@ static void *setxid_main(void *arg)
 		sleep_us(1000LL * rnd_range(&rng, 50, 200));
 		if (LOAD(setxid_stop))
 			break;
-		t0 = now_ms();
+		t0 = t_now_ms();
 		STORE(setxid_since, t0);
 		/* glibc makes every thread do it, with SIGSETXID */
 		if (setegid(getegid()))
 			report("setegid: %s", strerror(errno));
-		dt = now_ms() - t0;
+		dt = t_now_ms() - t0;
 		STORE(setxid_since, 0);
 		ADD(S.setxid_calls, 1);
 		if ((unsigned long long)dt > S.setxid_max_ms)
@@ -2105,13 +2028,13 @@ static void dump_task(pid_t tid)
 	char path[64], buf[2048];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	if (!read_text(path, buf, sizeof(buf)))
+	if (!t_read_text(path, buf, sizeof(buf)))
 		fprintf(stderr, "  stat: %s", buf);
 	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
-	if (!read_text(path, buf, sizeof(buf)))
+	if (!t_read_text(path, buf, sizeof(buf)))
 		fprintf(stderr, "  wchan: %s\n", buf);
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tid);
-	if (!read_text(path, buf, sizeof(buf)))
+	if (!t_read_text(path, buf, sizeof(buf)))
 		fprintf(stderr, "  stack:\n%s", buf);
 }
 
@@ -2188,7 +2111,7 @@ static void wait_workers(int which)
 		long long now;
 
 		sleep_us(50000);
-		now = now_ms();
+		now = t_now_ms();
 		if (!LOAD(P.stop) && now >= t_end)
 			STORE(P.stop, 1);
 		watchdog_check(now);
@@ -2424,9 +2347,9 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	fds0 = count_fds();
-	handoffs0 = handoff_counter("handoffs");
-	inline0 = handoff_counter("inline_issued");
-	t_start = now_ms();
+	handoffs0 = t_counter("handoffs");
+	inline0 = t_counter("inline_issued");
+	t_start = t_now_ms();
 	t_end = t_start + cfg.secs * 1000LL;
 	t_hard = t_end + HARD_EXTRA_MS;
 	next_fork = t_start + 500;
@@ -2449,7 +2372,7 @@ int main(int argc, char **argv)
 		W[i].c = ctx_new(i, i, cfg.seed + i, NFIFO_WORKER);
 		if (i / 2 < NR_SHARED)
 			W[i].c->shared = shared_ring[i / 2];
-		STORE(W[i].progress, now_ms());
+		STORE(W[i].progress, t_now_ms());
 	}
 	for (i = 0; i < cfg.nthreads; i++)
 		if (start_thread(&W[i].th, worker_main, W[i].c)) {
@@ -2506,10 +2429,10 @@ int main(int argc, char **argv)
 	fds1 = count_fds();
 	if (fds1 != fds0)
 		report("%d fds open at the end, %d at the start", fds1, fds0);
-	t_done = now_ms();
+	t_done = t_now_ms();
 
-	handoffs1 = handoff_counter("handoffs");
-	inline1 = handoff_counter("inline_issued");
+	handoffs1 = t_counter("handoffs");
+	inline1 = t_counter("inline_issued");
 	printf("info: %.1f s; %llu forks, %llu execs, %llu kills; %llu ring closes; "
 	       "%llu signals; %llu setxid calls (max %llu ms)\n",
 	       (t_done - t_start) / 1000.0, S.forks, S.execs, S.kills,

@@ -291,29 +291,35 @@ static int idle_worker(const char *tid, const char *want)
 	return p && (p[2] == 'S' || p[2] == 'I');
 }
 
-void t_wait_idle_worker(void)
+int t_wait_idle_worker_ms(int ms)
 {
-	struct timespec ms = { 0, 1000 * 1000 };
+	struct timespec one_ms = { 0, 1000 * 1000 };
+	long long end = t_now_ms() + ms;
 	char want[32];
-	int i;
 
 	snprintf(want, sizeof(want), "iou-wrk-%d", gettid());
-	for (i = 0; i < 2000; i++) {
+	do {
 		struct dirent *de;
 		int found = 0;
 		DIR *d;
 
 		d = opendir("/proc/self/task");
 		if (!d)
-			return;
-		while ((de = readdir(d)) && !found)
+			return 0;
+		while (!found && (de = readdir(d)))
 			found = de->d_name[0] != '.' &&
 				idle_worker(de->d_name, want);
 		closedir(d);
 		if (found)
-			return;
-		nanosleep(&ms, NULL);
-	}
+			return 1;
+		nanosleep(&one_ms, NULL);
+	} while (t_now_ms() < end);
+	return 0;
+}
+
+void t_wait_idle_worker(void)
+{
+	t_wait_idle_worker_ms(T_IDLE_WORKER_MS);
 }
 
 int t_reap_one(struct io_uring *ring, unsigned long long user_data)

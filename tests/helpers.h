@@ -103,7 +103,13 @@ void t_force_init(struct t_force *tf, const char *name);
 void t_force_exit(struct t_force *tf);
 /* dirty T_DIRTY bytes of the file with pwrite, so the next fsync blocks */
 void t_force_dirty(struct t_force *tf);
-/* wait until an idle io-wq worker of the calling thread shows up */
+/*
+ * Wait up to @ms until an idle io-wq worker of the calling thread shows up:
+ * 1 if one did. t_wait_idle_worker() waits T_IDLE_WORKER_MS and goes on
+ * either way (the test's own checks say what a missing worker means).
+ */
+int t_wait_idle_worker_ms(int ms);
+#define T_IDLE_WORKER_MS	4000
 void t_wait_idle_worker(void);
 /*
  * Make the calling thread warm on @ring: an IOSQE_ASYNC NOP creates its
