@@ -201,14 +201,14 @@ void t_expect_no_inline(long long before)
 		t_fail("%lld requests issued inline, expected none", now - before);
 }
 
-#define HF_USER_DATA	0x1d5afe11ULL
-#define HF_MAX_FILES	16
+#define T_USER_DATA	0x1d5afe11ULL
+#define T_MAX_FILES	16
 
 /* files still to unlink if we exit early, with t_fail() or t_skip() */
 static struct {
 	pid_t pid;
 	char path[PATH_MAX];
-} t_files[HF_MAX_FILES];
+} t_files[T_MAX_FILES];
 static pthread_mutex_t t_files_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* only the process that created a file removes it, not forked children */
@@ -216,7 +216,7 @@ static void t_cleanup(void)
 {
 	int i;
 
-	for (i = 0; i < HF_MAX_FILES; i++)
+	for (i = 0; i < T_MAX_FILES; i++)
 		if (t_files[i].pid == getpid())
 			unlink(t_files[i].path);
 }
@@ -229,7 +229,7 @@ static void t_track(const char *path, int add)
 	pthread_mutex_lock(&t_files_lock);
 	if (!registered++)
 		atexit(t_cleanup);
-	for (i = 0; i < HF_MAX_FILES; i++) {
+	for (i = 0; i < T_MAX_FILES; i++) {
 		if (add && !t_files[i].pid) {
 			t_files[i].pid = getpid();
 			snprintf(t_files[i].path, PATH_MAX, "%s", path);
@@ -352,7 +352,7 @@ int t_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags)
 		t_fail("no SQE");
 	io_uring_prep_fsync(sqe, fd, 0);
 	sqe->flags |= sqe_flags;
-	sqe->user_data = HF_USER_DATA;
+	sqe->user_data = T_USER_DATA;
 
 	ret = io_uring_submit_and_wait(ring, 1);
 	/* a signal before anything was consumed, submit again */
@@ -362,7 +362,7 @@ int t_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags)
 		t_fail("submit fsync: %s", strerror(-ret));
 	if (!ret)
 		t_fail("submit fsync: nothing submitted");
-	return t_reap_one(ring, HF_USER_DATA);
+	return t_reap_one(ring, T_USER_DATA);
 }
 
 void t_force_dirty(struct t_force *tf)
@@ -398,11 +398,11 @@ void t_warm(struct io_uring *ring)
 		t_fail("no SQE");
 	io_uring_prep_nop(sqe);
 	sqe->flags |= IOSQE_ASYNC;
-	sqe->user_data = HF_USER_DATA;
+	sqe->user_data = T_USER_DATA;
 	ret = io_uring_submit(ring);
 	if (ret != 1)
 		t_fail("submit warm-up NOP: %d", ret);
-	ret = t_reap_one(ring, HF_USER_DATA);
+	ret = t_reap_one(ring, T_USER_DATA);
 	if (ret)
 		t_fail("warm-up NOP: %d", ret);
 	t_wait_idle_worker();
@@ -611,7 +611,7 @@ int t_window_delay(int ms)
 	return fclose(f) ? -1 : 0;
 }
 
-#define HF_WINDOW_PARAM	"/sys/module/io_uring_handoff/parameters/debug_window_ms"
+#define T_WINDOW_PARAM	"/sys/module/io_uring_handoff/parameters/debug_window_ms"
 
 /* the process that widened the window, the only one that restores it */
 static pid_t t_window_owner;
@@ -631,7 +631,7 @@ static void t_window_fatal(int sig)
 	int fd;
 
 	if (t_window_owner == getpid()) {
-		fd = open(HF_WINDOW_PARAM, O_WRONLY | O_CLOEXEC);
+		fd = open(T_WINDOW_PARAM, O_WRONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			n = write(fd, "0\n", 2);
 			close(fd);

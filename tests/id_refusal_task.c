@@ -497,8 +497,9 @@ struct vfork_arg {
 static char vfork_buf[T_DIRTY];
 
 /*
- * Runs on the parent's memory while the parent waits: no hf_*() that can
- * t_fail() (exit() would run the parent's atexit handlers), just _exit().
+ * Runs on the parent's memory while the parent waits: no t_*() helper
+ * that can t_fail() (exit() would run the parent's atexit handlers), just
+ * _exit().
  */
 static int vfork_child(void *arg)
 {
