@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build a test kernel: Debian's linux-source 7.2.13 + core-hooks.patch +
 # config fragments on tinyconfig. Cached outside the repo, keyed by a hash
-# of the source version, the patch, the fragments and RECIPE. Prints the
+# of the source version, the patch's diffs (not the description above
+# them, which patch skips), the fragments and RECIPE. Prints the
 # build directory (usable as KDIR for out-of-tree modules) on stdout.
 # usage: kernel.sh [test|debug|arm64]
 #   test	kernel/test.config + kernel/x86_64.config
@@ -35,8 +36,8 @@ esac
 
 # bump RECIPE when the build steps below change what ends up in the cache
 RECIPE=2
-key=$( { echo "$SRCVER $RECIPE $VARIANT"; cat "$PATCH" "${CONFIGS[@]}"; } |
-	sha256sum | cut -c1-16)
+key=$( { echo "$SRCVER $RECIPE $VARIANT"; sed -n '/^diff --git /,$p' "$PATCH"
+	  cat "${CONFIGS[@]}"; } | sha256sum | cut -c1-16)
 dir=$CACHE/kernel/$key
 log() { echo "kernel: $*" >&2; }
 
