@@ -291,14 +291,17 @@ static int idle_worker(const char *tid, const char *want)
 	return p && (p[2] == 'S' || p[2] == 'I');
 }
 
-int t_wait_idle_worker_ms(int ms)
+/*
+ * Poll for an idle io-wq worker of the calling thread, 1 ms apart, at most
+ * @polls times or until @end (t_now_ms()): 1 if one showed up.
+ */
+static int wait_idle_worker(int polls, long long end)
 {
 	struct timespec one_ms = { 0, 1000 * 1000 };
-	long long end = t_now_ms() + ms;
 	char want[32];
 
 	snprintf(want, sizeof(want), "iou-wrk-%d", gettid());
-	do {
+	while (polls-- > 0) {
 		struct dirent *de;
 		int found = 0;
 		DIR *d;
@@ -313,13 +316,20 @@ int t_wait_idle_worker_ms(int ms)
 		if (found)
 			return 1;
 		nanosleep(&one_ms, NULL);
-	} while (t_now_ms() < end);
+		if (t_now_ms() >= end)
+			break;
+	}
 	return 0;
+}
+
+int t_wait_idle_worker_ms(int ms)
+{
+	return wait_idle_worker(INT_MAX, t_now_ms() + ms);
 }
 
 void t_wait_idle_worker(void)
 {
-	t_wait_idle_worker_ms(T_IDLE_WORKER_MS);
+	wait_idle_worker(T_IDLE_WORKER_POLLS, LLONG_MAX);
 }
 
 int t_reap_one(struct io_uring *ring, unsigned long long user_data)

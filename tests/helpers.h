@@ -105,11 +105,13 @@ void t_force_exit(struct t_force *tf);
 void t_force_dirty(struct t_force *tf);
 /*
  * Wait up to @ms until an idle io-wq worker of the calling thread shows up:
- * 1 if one did. t_wait_idle_worker() waits T_IDLE_WORKER_MS and goes on
- * either way (the test's own checks say what a missing worker means).
+ * 1 if one did (the stress run). t_wait_idle_worker() polls for one up to
+ * T_IDLE_WORKER_POLLS times, 1 ms apart, however long that takes on a slow
+ * kernel, and goes on either way (the test's checks say what a missing
+ * worker means).
  */
 int t_wait_idle_worker_ms(int ms);
-#define T_IDLE_WORKER_MS	4000
+#define T_IDLE_WORKER_POLLS	2000
 void t_wait_idle_worker(void);
 /*
  * Make the calling thread warm on @ring: an IOSQE_ASYNC NOP creates its
