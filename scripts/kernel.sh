@@ -92,6 +92,9 @@ touch "$dir/obj/.done"
 log "built in $(( $(date +%s) - start ))s"
 # keep the two newest builds of each variant
 for d in "$CACHE"/kernel/*/; do
+	# a symlink aliases another key's build (same diffs): never rm -rf
+	# through it; one left dangling is replaced by the next build
+	[ -L "${d%/}" ] && continue
 	# an if: a last directory of the other variant mustn't fail the loop
 	if [ "$(cat "$d/variant" 2>/dev/null || echo test)" = "$VARIANT" ]; then
 		printf '%s %s\n' "$(stat -c %Y "$d")" "$d"
