@@ -32,7 +32,7 @@ help:
 	@echo "              debug lane's, kernel/debug.config on top; kernel-arm64: the"
 	@echo "              arm64 lane's, cross-built)"
 	@echo "make arm64    the arm64 lane's kernel, module and tests, into build/arm64"
-	@echo "make module   build module/ against that kernel"
+	@echo "make module   build module/ against that kernel, out of tree: build/module/module/"
 	@echo "make tests    build tests/ against liburing 2.15"
 	@echo "make deb      Debian kernel packages with the hooks, distro config, -handoff"
 	@echo "              (hours on 2 cores; not part of make test)"
@@ -55,25 +55,27 @@ kernel-arm64: setup
 	@scripts/kernel.sh arm64 > $(BUILD)/kdir-arm64.tmp && \
 		mv $(BUILD)/kdir-arm64.tmp $(BUILD)/kdir-arm64
 
+# $(call build_module,DIR,KDIR[,make args]): module/ and arch/'s sources
+# copied to DIR and built there against KDIR, DIR/module/io_uring_handoff.ko.
+# Out of the source tree: no build's objects mix with another's, or reach a
+# DKMS copy of module/.
+define build_module
+	@rm -rf $(1) && mkdir -p $(1)/module
+	@cp module/Kbuild module/*.[ch] $(1)/module/
+	@cp --parents arch/*/*.c $(1)/
+	$(MAKE) -s -C $(2) M=$(1)/module modules $(3)
+endef
+
 module: kernel
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
-	@mkdir -p $(BUILD)/module
-	cp module/io_uring_handoff.ko $(BUILD)/module/
+	$(call build_module,$(BUILD)/module,$(KDIR))
 
-# a copy of the sources, so the two builds' objects don't mix
 module-debug: kernel-debug
-	@rm -rf $(BUILD)/module-debug && mkdir -p $(BUILD)/module-debug/module
-	@cp module/Kbuild module/*.[ch] $(BUILD)/module-debug/module/
-	@cp -r arch $(BUILD)/module-debug/
-	$(MAKE) -s -C $(KDIR_DEBUG) M=$(BUILD)/module-debug/module modules
+	$(call build_module,$(BUILD)/module-debug,$(KDIR_DEBUG))
 
-# the arm64 lane's module (a copy of the sources, as module-debug) and tests,
-# statically linked against liburing built for arm64
+# the arm64 lane's module, and its tests statically linked against liburing
+# built for arm64
 arm64: kernel-arm64
-	@rm -rf $(BUILD)/arm64/module && mkdir -p $(BUILD)/arm64/module/module
-	@cp module/Kbuild module/*.[ch] $(BUILD)/arm64/module/module/
-	@cp -r arch $(BUILD)/arm64/module/
-	$(MAKE) -s -C $(KDIR_ARM64) M=$(BUILD)/arm64/module/module $(ARM64_MAKE) modules
+	$(call build_module,$(BUILD)/arm64/module,$(KDIR_ARM64),$(ARM64_MAKE))
 	@scripts/liburing.sh arm64
 	$(MAKE) -C tests CC=aarch64-linux-gnu-gcc UAPI=$(KDIR_ARM64)/uapi \
 		LIBURING=$(BUILD)/arm64/liburing OUT=$(BUILD)/arm64/tests
@@ -89,11 +91,8 @@ liburing: setup
 # against another hook ABI, the benchmark binary for rmmod under load
 operator: module
 	@scripts/dkms.sh $(KDIR)
-	@rm -rf $(BUILD)/module-badabi && mkdir -p $(BUILD)/module-badabi/module
-	@cp module/Kbuild module/*.[ch] $(BUILD)/module-badabi/module/
-	@cp -r arch $(BUILD)/module-badabi/
-	$(MAKE) -s -C $(KDIR) M=$(BUILD)/module-badabi/module modules \
-		KCFLAGS="-include $(CURDIR)/tests/badabi.h"
+	$(call build_module,$(BUILD)/module-badabi,$(KDIR),\
+		KCFLAGS="-include $(CURDIR)/tests/badabi.h")
 	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
 
 test: module module-debug tests liburing operator arm64

@@ -33,7 +33,7 @@ set -u
 REPO=$1
 OUTDIR=$2
 BIN=$REPO/build/bench/iouh-bench
-KO=$REPO/build/module/io_uring_handoff.ko
+KO=$REPO/build/module/module/io_uring_handoff.ko
 SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
 SECS=${BENCH_SECS:-2}
 ROUNDS=${BENCH_ROUNDS:-3}
