@@ -4,6 +4,7 @@
 # Operators block, from mkdir to dkms install, in the repo's directory), the
 # example kernel release replaced by the test kernel's, so the guest can
 # modprobe the DKMS copy. A README that drifts from what works fails here.
+# scripts/readme-dkms.sh reads the commands and checks their shapes.
 # usage: dkms.sh KDIR (a kernel build tree with core-hooks.patch)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,27 +17,7 @@ log() { echo "dkms: $*" >&2; }
 # /lib/modules/$KVER with modules.dep and the build link
 make -s -C "$KDIR" modules_install INSTALL_MOD_PATH=/ >/dev/null
 
-cmds=$(sed -n '/^    mkdir -p \/usr\/src\//,/^    dkms install /p' \
-	"$REPO/README.md" |
-	sed -e 's/^    //' -e 's/ *#.*$//' -e "s/ -k [^ ]*-handoff/ -k $KVER/")
-# the four lines' shapes, so nothing but these runs as root: the version
-# must be dkms.conf's, the copy list is the README's to say
-dst="/usr/src/$NAME-$VER"
-shapes=("mkdir -p ${dst//./\\.}"
-	"cp -r [A-Za-z0-9._/ -]+ ${dst//./\\.}/"
-	"dkms add $NAME/${VER//./\\.}"
-	"dkms install $NAME/${VER//./\\.} -k ${KVER//./\\.}")
-mapfile -t lines <<< "$cmds"
-if [ "${#lines[@]}" != 4 ]; then
-	log "README.md: no Operators block from mkdir to dkms install -k ...-handoff"
-	exit 1
-fi
-for i in 0 1 2 3; do
-	if ! grep -Exq -- "${shapes[$i]}" <<< "${lines[$i]}"; then
-		log "README.md: '${lines[$i]}' is not '${shapes[$i]}'"
-		exit 1
-	fi
-done
+cmds=$("$REPO/scripts/readme-dkms.sh" "$KVER")
 
 # a clean slate, as on a machine that never had the module
 dkms remove -m "$NAME" -v "$VER" --all >/dev/null 2>&1 || true

@@ -33,11 +33,14 @@ fi
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 src=$tmp/src/io_uring_handoff-$ver
 mkdir -p "$src" "$tmp/dkms"
-cp -r "$REPO/dkms.conf" "$REPO/module" "$REPO/arch" "$src/"
+# what the README's commands copy, see readme-dkms.sh
+kver=${hdr##*/linux-headers-}-handoff
+copy=$("$REPO/scripts/readme-dkms.sh" "$kver" | sed -n 's|^cp -r \(.*\) /usr/src/.*$|\1|p')
+(cd "$REPO" && cp -r $copy "$src/")
 dkms_args=(-m io_uring_handoff -v "$ver" --sourcetree "$tmp/src"
 	   --dkmstree "$tmp/dkms")
 dkms add "${dkms_args[@]}" > /dev/null 2>&1
-out=$(dkms build "${dkms_args[@]}" -k "${hdr##*/linux-headers-}-handoff" \
+out=$(dkms build "${dkms_args[@]}" -k "$kver" \
 	--kernelsourcedir "$hdr" 2>&1)
 rc=$?
 if [ $rc = 77 ] && grep -q 'BUILD_EXCLUSIVE' <<< "$out"; then
