@@ -8,8 +8,10 @@
 /*
  * The counters under /sys/kernel/io_uring_handoff/, one documented table in
  * handoff_main.c. An inline issue is counted once when it begins, and once
- * more if it slept: handed off or blocked in place. A refused request is
- * counted once, by its reason, and takes the stock io-wq punt.
+ * more if it slept: handed off or blocked in place. A request the module
+ * refuses is counted once, by its reason, and takes the stock io-wq punt;
+ * one it doesn't serve (not a blockable opcode, an IOSQE_ASYNC read or
+ * write) isn't counted. inline_done, derived, is the issues that didn't sleep.
  */
 enum iouh_counter {
 	IOUH_INLINE_ISSUED,
@@ -68,7 +70,7 @@ enum iouh_refusal {
 /* policy.c: which requests go inline, and what happens when they sleep */
 bool iouh_issue_async(struct io_kiocb *req);
 bool iouh_issue_begin(struct io_kiocb *req);
-void iouh_sleeping(struct task_struct *tsk);
+void iouh_issue_sleeping(struct task_struct *tsk);
 /* the policy toggle: adaptive (true) or inline whenever a worker is held */
 extern bool iouh_adaptive;
 /* IOSQE_ASYNC requests go inline like the rest (true) or keep their punt */
@@ -87,12 +89,14 @@ enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk);
 ssize_t iouh_refusals_show(char *buf);
 bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst);
 bool iouh_identity_prepare(struct task_struct *tsk);
+/* non-zero only if the registers couldn't follow: the kernel kills the process */
 int iouh_identity_take(struct task_struct *src);
 
 /* arch/<arch>/handoff.c: the user register state, same lifecycle */
 enum iouh_refusal iouh_arch_refusal(struct task_struct *tsk);
 bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst);
 bool iouh_arch_prepare(void);
+/* non-zero: see iouh_identity_take() */
 int iouh_arch_take(struct task_struct *src, bool leader);
 
 #endif

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * io_uring thread identity handoff: module init/exit, the enabled toggle
- * (which registers the kernel hooks or takes them away, so a disabled module
- * leaves a stock kernel) and the counters under /sys/kernel/io_uring_handoff/.
+ * io_uring thread identity handoff: module init/exit and the files under
+ * /sys/kernel/io_uring_handoff/: the enabled toggle (which registers the
+ * kernel hooks or takes them away, so a disabled module leaves a stock
+ * kernel), the settings (policy, async_inline, batch_budget_us), the
+ * policy's rates and the identity's refusals, and the counters.
  */
 #include "handoff.h"
 
@@ -20,6 +22,8 @@ DEFINE_PER_CPU(u64, iouh_counters[IOUH_NR_COUNTERS]);
 /*
  * What each counter counts. The fallback_* reasons took the stock io-wq
  * punt; blocked_* slept in place, in the submitter, with the ring lock held.
+ * Beside them, inline_done (inline_done_show()): inline_issued less those
+ * that slept, so an issue in flight counts as not having slept yet.
  */
 const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	/* blockable requests issued inline in blocking mode, a worker held */
@@ -54,7 +58,7 @@ static const struct io_uring_handoff_ops handoff_ops = {
 	.abi		= IO_URING_HANDOFF_ABI,
 	.issue_async	= iouh_issue_async,
 	.issue_begin	= iouh_issue_begin,
-	.sleeping	= iouh_sleeping,
+	.sleeping	= iouh_issue_sleeping,
 	.take_identity	= iouh_identity_take,
 };
 

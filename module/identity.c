@@ -107,7 +107,7 @@ ssize_t iouh_refusals_show(char *buf)
 }
 
 /* state that points at the task_struct rather than at the identity */
-static enum iouh_refusal iouh_identity_bound(struct task_struct *tsk)
+static enum iouh_refusal iouh_identity_bound_refusal(struct task_struct *tsk)
 {
 #ifdef CONFIG_PERF_EVENTS
 	if (tsk->perf_event_ctxp)
@@ -156,7 +156,7 @@ static enum iouh_refusal iouh_identity_check(struct task_struct *tsk)
 	/* one attached later moves */
 	if (tsk->ptrace || !list_empty(&tsk->ptraced))
 		return IOUH_REFUSE_PTRACE;
-	why = iouh_identity_bound(tsk);
+	why = iouh_identity_bound_refusal(tsk);
 	if (why != IOUH_MOVABLE)
 		return why;
 	if (rt_or_dl_task(tsk))
@@ -195,8 +195,9 @@ static int iouh_ioprio(struct task_struct *tsk)
 }
 
 /*
- * At the reservation, under io-wq's workers_lock: can @dst take over the
- * identity of @src. What's compared here doesn't move, it must be equal.
+ * At the reservation, under io-wq's workers_lock (a raw spinlock, no
+ * sleeping): can @dst take over the identity of @src? What doesn't move must
+ * be equal; what moves must not land on state @dst can't give up.
  */
 bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst)
 {
@@ -254,7 +255,7 @@ bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst)
 bool iouh_identity_prepare(struct task_struct *tsk)
 {
 	/* bound since the issue began: a perf event, a PI waiter, a cookie */
-	if (iouh_identity_bound(tsk) != IOUH_MOVABLE)
+	if (iouh_identity_bound_refusal(tsk) != IOUH_MOVABLE)
 		return false;
 	return iouh_arch_prepare();
 }
@@ -475,27 +476,34 @@ static void iouh_take_cgroup(struct task_struct *dst, struct task_struct *src)
 }
 #endif
 
-static bool iouh_sched_same(struct task_struct *dst, struct task_struct *src)
+/*
+ * Does @dst need sched_setattr() to take @src's attributes? Always for a
+ * deadline @src: its bandwidth must leave @src (iouh_take_sched()).
+ */
+static bool iouh_sched_needs_setattr(struct task_struct *dst,
+				     struct task_struct *src)
 {
+	if (src->policy == SCHED_DEADLINE)
+		return true;
 	if (dst->policy != src->policy || task_nice(dst) != task_nice(src) ||
 	    dst->rt_priority != src->rt_priority)
-		return false;
+		return true;
 	if (dst->sched_reset_on_fork != src->sched_reset_on_fork)
-		return false;
+		return true;
 	if (dst->se.custom_slice != src->se.custom_slice ||
 	    (src->se.custom_slice && dst->se.slice != src->se.slice))
-		return false;
+		return true;
 #ifdef CONFIG_UCLAMP_TASK
 	for (int i = 0; i < UCLAMP_CNT; i++) {
 		if (dst->uclamp_req[i].user_defined !=
 		    src->uclamp_req[i].user_defined)
-			return false;
+			return true;
 		if (src->uclamp_req[i].user_defined &&
 		    dst->uclamp_req[i].value != src->uclamp_req[i].value)
-			return false;
+			return true;
 	}
 #endif
-	return src->policy != SCHED_DEADLINE;
+	return false;
 }
 
 /*
@@ -511,7 +519,7 @@ static void iouh_take_sched(struct task_struct *dst, struct task_struct *src)
 		.sched_priority	= src->rt_priority,
 	};
 
-	if (iouh_sched_same(dst, src))
+	if (!iouh_sched_needs_setattr(dst, src))
 		return;
 	if (src->sched_reset_on_fork)
 		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
@@ -555,7 +563,10 @@ static void iouh_take_affinity(struct task_struct *dst,
 /*
  * On the worker (current) that the commit promoted: take the identity of
  * @src. The tid, and what must change with it, move in
- * io_uring_handoff_exchange(); what may sleep follows.
+ * io_uring_handoff_exchange(); what may sleep follows. Non-zero only if the
+ * register state can't follow (iouh_arch_take()): the tid has moved by then,
+ * so the kernel kills the process (io_uring_handoff_take()). Checked at the
+ * reservation, so not expected.
  */
 int iouh_identity_take(struct task_struct *src)
 {

@@ -10,7 +10,7 @@
  * identity: a request that could not be handed off must not go inline. The
  * kernel blocks the submitter's signals and sets PF_IO_HANDOFF for the issue
  * (io_uring/handoff_hooks.c); if it sleeps, the scheduler calls
- * iouh_sleeping(), which hands the identity to the held worker.
+ * iouh_issue_sleeping(), which hands the identity to the held worker.
  */
 #include "handoff.h"
 #include "handoff_trace.h"
@@ -153,7 +153,10 @@ static u32 iouh_rate_probe_every(struct iouh_rate *r)
 	return READ_ONCE(r->probe_every) ?: IOUH_RATE_PROBE;
 }
 
-/* punt a sleepy one upfront, all but a probe in iouh_rate_probe_every() */
+/*
+ * Punt a sleepy one upfront, all but a probe in iouh_rate_probe_every():
+ * counts the punt towards the next probe.
+ */
 static bool iouh_rate_punts(struct iouh_rate *r)
 {
 	u32 punted, every;
@@ -234,8 +237,8 @@ ssize_t iouh_rates_show(char *buf)
  * other in the submitter, where io-wq would run the punts of the batch in
  * parallel. Past iouh_batch_budget_us since the batch's first inline issue,
  * the rest of it takes the punt: a batch of expensive requests that never
- * sleep (openat O_TMPFILE on ext4) goes to io-wq but for its first few, and
- * so does the rest of a batch whose submitter slept and handed off. 0: no
+ * sleep (openat O_TMPFILE on ext4) goes to io-wq but for its first few (the
+ * rest of a call that handed off is fallback_batch's, checked first). 0: no
  * budget. A batch is the task's io_uring_task, the ring and the SQ head at
  * the call's entry (handoff.sq_head, which the worker resuming the call
  * keeps). Direct-mapped and unlocked like the rates: a lost update or a
@@ -284,10 +287,17 @@ static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 #define IOUH_RING_REFUSED	(IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL | \
 				 IORING_SETUP_SQ_REWIND)
 
-static bool iouh_refuse(struct io_kiocb *req, enum iouh_counter why)
+/* count and trace why @req didn't go inline, or slept in place */
+static void iouh_count_fail(struct io_kiocb *req, enum iouh_counter why)
 {
 	iouh_count(why);
 	trace_io_uring_handoff_fail(req, iouh_counter_names[why]);
+}
+
+/* @req takes the stock io-wq punt, for @why: false to the kernel's asks */
+static bool iouh_fallback(struct io_kiocb *req, enum iouh_counter why)
+{
+	iouh_count_fail(req, why);
 	return false;
 }
 
@@ -311,7 +321,7 @@ bool iouh_issue_async(struct io_kiocb *req)
 	if (!op || op->rw)
 		return false;
 	if (!READ_ONCE(iouh_async_inline))
-		return iouh_refuse(req, IOUH_FB_REQUEST);
+		return iouh_fallback(req, IOUH_FB_REQUEST);
 	return true;
 }
 
@@ -338,42 +348,36 @@ bool iouh_issue_begin(struct io_kiocb *req)
 		return false;
 	/* only an io_uring_enter() can be finished by the worker */
 	if ((req->ctx->flags & IOUH_RING_REFUSED) || !tctx->handoff.file)
-		return iouh_refuse(req, IOUH_FB_RING);
+		return iouh_fallback(req, IOUH_FB_RING);
 	if (iouh_file_polls(req))
-		return iouh_refuse(req, IOUH_FB_POLL);
+		return iouh_fallback(req, IOUH_FB_POLL);
 	if (op->rw && !iouh_rw_allowed(req))
-		return iouh_refuse(req, IOUH_FB_REQUEST);
+		return iouh_fallback(req, IOUH_FB_REQUEST);
 	/*
 	 * RFC 12, one migration per io_uring_enter(): the rest of a call that
 	 * handed off takes the punt, io-wq runs it in parallel.
 	 */
 	if (tctx->handoff.done)
-		return iouh_refuse(req, IOUH_FB_BATCH);
+		return iouh_fallback(req, IOUH_FB_BATCH);
 	/* would interrupt the issue right away */
 	if (task_sigpending(current))
-		return iouh_refuse(req, IOUH_FB_SIGNAL);
+		return iouh_fallback(req, IOUH_FB_SIGNAL);
 	if (iouh_identity_refusal(current) != IOUH_MOVABLE)
-		return iouh_refuse(req, IOUH_FB_TASK);
+		return iouh_fallback(req, IOUH_FB_TASK);
 	rate = iouh_rate_of(req, true);
 	if (iouh_rate_punts(rate))
-		return iouh_refuse(req, IOUH_FB_POLICY);
+		return iouh_fallback(req, IOUH_FB_POLICY);
 	if (iouh_batch_spent(req, tctx))
-		return iouh_refuse(req, IOUH_FB_BUDGET);
+		return iouh_fallback(req, IOUH_FB_BUDGET);
 	if (!io_wq_handoff_reserve(tctx, iouh_identity_compatible)) {
 		/* one for next time, this one goes to io-wq */
 		io_wq_handoff_spare(tctx);
 		iouh_rate_unissued(rate);
-		return iouh_refuse(req, IOUH_FB_WORKER);
+		return iouh_fallback(req, IOUH_FB_WORKER);
 	}
 	iouh_rate_issued(rate);
 	iouh_count(IOUH_INLINE_ISSUED);
 	return true;
-}
-
-static void iouh_blocked(struct io_kiocb *req, enum iouh_counter why)
-{
-	iouh_count(why);
-	trace_io_uring_handoff_fail(req, iouh_counter_names[why]);
 }
 
 /*
@@ -382,15 +386,15 @@ static void iouh_blocked(struct io_kiocb *req, enum iouh_counter why)
  * a section that needs the ring lock or the identity got bound to this
  * task_struct meanwhile: then it sleeps in place. Must not sleep itself.
  */
-void iouh_sleeping(struct task_struct *tsk)
+void iouh_issue_sleeping(struct task_struct *tsk)
 {
 	struct io_kiocb *req = tsk->io_uring->handoff.req;
 
 	iouh_rate_slept(req);
 	if (req->ctx->submit_lock_depth)
-		return iouh_blocked(req, IOUH_BLOCKED_LOCK);
+		return iouh_count_fail(req, IOUH_BLOCKED_LOCK);
 	if (!iouh_identity_prepare(tsk))
-		return iouh_blocked(req, IOUH_BLOCKED_TASK);
+		return iouh_count_fail(req, IOUH_BLOCKED_TASK);
 	trace_io_uring_handoff(req, tsk);
 	iouh_count(IOUH_HANDOFFS);
 	io_uring_handoff_commit(tsk);

@@ -30,7 +30,7 @@
 			 BIT(TIF_SME_VL_INHERIT))
 
 /* state bound to the task that neither side may have */
-static enum iouh_refusal iouh_arch_task_bound(struct task_struct *tsk)
+static enum iouh_refusal iouh_arch_bound_refusal(struct task_struct *tsk)
 {
 	/* ZA, ZT0 and streaming mode live in the task's sme_state */
 	if (test_tsk_thread_flag(tsk, TIF_SME) || tsk->thread.svcr)
@@ -47,7 +47,7 @@ enum iouh_refusal iouh_arch_refusal(struct task_struct *tsk)
 {
 	if (is_compat_thread(task_thread_info(tsk)))
 		return IOUH_REFUSE_COMPAT;
-	return iouh_arch_task_bound(tsk);
+	return iouh_arch_bound_refusal(tsk);
 }
 
 /* at the reservation: what doesn't move must be equal */
@@ -84,7 +84,7 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 	    READ_ONCE(task_thread_info(dst)->mpam_partid_pmg))
 		return false;
 #endif
-	return iouh_arch_task_bound(dst) == IOUH_MOVABLE;
+	return iouh_arch_bound_refusal(dst) == IOUH_MOVABLE;
 }
 
 /*

@@ -23,7 +23,7 @@
 			 _TIF_NOTSC | _TIF_SPEC_L1D_FLUSH)
 
 /* state bound to the task that neither side may have */
-static enum iouh_refusal iouh_arch_task_bound(struct task_struct *tsk)
+static enum iouh_refusal iouh_arch_bound_refusal(struct task_struct *tsk)
 {
 	if (test_tsk_thread_flag(tsk, TIF_IO_BITMAP) || tsk->thread.iopl_emul)
 		return IOUH_REFUSE_IO_PERM;
@@ -51,7 +51,7 @@ enum iouh_refusal iouh_arch_refusal(struct task_struct *tsk)
 	savesegment(ds, ds);
 	if (fs || gs || es || ds)
 		return IOUH_REFUSE_SEGMENTS;
-	return iouh_arch_task_bound(tsk);
+	return iouh_arch_bound_refusal(tsk);
 }
 
 /* at the reservation: what doesn't move must be equal */
@@ -73,7 +73,7 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 	if (memcmp(src->thread.tls_array, dst->thread.tls_array,
 		   sizeof(src->thread.tls_array)))
 		return false;
-	return iouh_arch_task_bound(dst) == IOUH_MOVABLE;
+	return iouh_arch_bound_refusal(dst) == IOUH_MOVABLE;
 }
 
 /*
