@@ -369,9 +369,8 @@ bool iouh_issue_begin(struct io_kiocb *req)
 		return iouh_fallback(req, IOUH_FB_POLICY);
 	if (iouh_batch_spent(req, tctx))
 		return iouh_fallback(req, IOUH_FB_BUDGET);
+	/* without one, io-wq forks one for next time and this one goes there */
 	if (!io_wq_handoff_reserve(tctx, iouh_identity_compatible)) {
-		/* one for next time, this one goes to io-wq */
-		io_wq_handoff_spare(tctx);
 		iouh_rate_unissued(rate);
 		return iouh_fallback(req, IOUH_FB_WORKER);
 	}
