@@ -2,18 +2,31 @@
 # Runs in the guest, sourced by guest-run.sh with the module loaded: the
 # stress program (stress/iouh-stress.c) for IOUH_STRESS_SECS (120), while
 # the module is unloaded and loaded again every IOUH_STRESS_CYCLE seconds
-# (10). Every rmmod must finish within 30 s. IOUH_STRESS_SLOW (1) multiplies
-# the program's time limits (--slow), for the debug kernel. The module runs
+# (10); in between, every half second, enabled is written 0 then 1 (the
+# same unregister without the unload). Every rmmod must finish within 30 s.
+# IOUH_STRESS_SLOW (1) multiplies the program's time limits (--slow), for
+# the debug kernel. The module runs
 # with policy=inline, as many handoffs as the mix allows: the adaptive policy
 # would punt most blocking requests upfront. Uses record(), load_module() and
 # set_policy() from guest-run.sh; leaves the module loaded (policy adaptive).
 # stress_suite stock: the same run on the stock kernel, no module.
 STRESS=$BUILD/stress/iouh-stress
 
+# sleep $1 seconds while the stress program $pid runs, toggling enabled
+toggle_for() {
+	local end=$((SECONDS + $1))
+
+	while [ $SECONDS -lt $end ] && kill -0 "$pid" 2>/dev/null; do
+		sleep 0.5
+		echo 0 > $SYSFS/enabled && echo 1 > $SYSFS/enabled &&
+			toggles=$((toggles + 1))
+	done
+}
+
 stress_suite() {
 	local secs=${IOUH_STRESS_SECS:-120} cycle=${IOUH_STRESS_CYCLE:-10}
 	local slow=${IOUH_STRESS_SLOW:-1}
-	local pid rc cycles=0 bad=0 deadline phase=${1:-handoff}
+	local pid rc cycles=0 toggles=0 bad=0 deadline phase=${1:-handoff}
 
 	if [ ! -x "$STRESS" ]; then
 		echo "stress: $STRESS not built"
@@ -26,7 +39,7 @@ stress_suite() {
 	pid=$!
 	deadline=$((SECONDS + secs + 120 * slow))
 	while [ "$phase" != stock ] && kill -0 $pid 2>/dev/null; do
-		sleep "$cycle"
+		toggle_for "$cycle"
 		kill -0 $pid 2>/dev/null || break
 		if [ $SECONDS -gt $deadline ]; then
 			echo "stress: still running after $((secs + 120 * slow))s, killed"
@@ -46,7 +59,7 @@ stress_suite() {
 	wait $pid
 	rc=$?
 	tail -n 30 /tmp/stress.out
-	echo "stress: $cycles rmmod/modprobe cycles"
+	echo "stress: $cycles rmmod/modprobe cycles, $toggles enabled toggles"
 	if [ $rc = 0 ]; then
 		record pass "$phase/stress/run"
 	else
