@@ -6,17 +6,28 @@
  * openat(O_RDONLY | O_CREAT) of a FIFO whose writer opens 800 ms later; the
  * window is widened to 300 ms (debug_window_ms). Another thread U queues
  * SIGRTMIN to T's tid (pthread_sigqueue(), rt_tgsigqueueinfo) as fast as it
- * can, 10 us apart, from before T's submit until T reaped its CQE (the
- * open's sleep is the window in stock): realtime signals
- * queue, so each one sent must run T's handler once. After T reaped the CQE
- * every one must have arrived within 2 s, and none on another thread. In
- * stock/disabled (no handoff, no window) the same must hold.
+ * can, 10 us apart: realtime signals queue, so each one sent must run T's
+ * handler once. After T reaped the CQE every one must have arrived within
+ * 2 s, and none on another thread. In stock/disabled (no handoff, no window)
+ * the same must hold.
+ *
+ * The flood must cover the window and must not reach the submit: T handles
+ * signals slower than U sends them, so a flood begun before T's submit
+ * keeps T in its handler until U gives up (the submit began 21-27 s late
+ * on the debug kernel, and now and then no handoff came of it), and a
+ * signal pending at the issue makes it refuse (fallback_signal). So in
+ * mode handoff U starts once the issue has begun (inline_issued moved; its
+ * signals are blocked as on io-wq until the exchange) and stops WINDOW_MS +
+ * AFTER_MS after it saw the commit (handoffs moved), or when T reaped; the
+ * test fails if the flood ended before that. In stock/disabled it floods
+ * for RELEASE_MS.
  *
  * Fails where a sender that looked the tid up before the exchange queues
  * the signal after it: it lands on the task that handed off, an io-wq
  * worker by then, with every signal blocked, where it stays pending for
  * good (stress: "SIGUSR1 not handled 30044 ms after tgkill"; here, at
- * 7c9a3df 8 of 8 handoff runs lost one, stock 8 of 8 passed).
+ * 7c9a3df 8 of 8 handoff runs lost one, stock 8 of 8 passed; on a kernel
+ * without io_uring_handoff_forward_signals() 3 of 3 lost one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,13 +45,15 @@
 #define REAP_MS		5000
 #define ARRIVE_MS	2000
 #define SEND_MAX_MS	15000
+/* the flood goes on this long past the window, over the exchange */
+#define AFTER_MS	500
 #define OPEN_UD		0x76c1ULL
 /* between two sends; T holds them all while it sleeps in the window */
 #define SEND_GAP_US	10
 #define SIGPENDING_MAX	(1 << 18)
 
 /* T's progress, as U sees it */
-enum { PH_WAIT, PH_SEND, PH_DONE };
+enum { PH_WAIT, PH_SUBMIT, PH_DONE };
 
 static pid_t t_tid;
 static long handled, handled_elsewhere;
@@ -57,8 +70,12 @@ static void on_rt(int sig)
 struct sender {
 	pthread_t t;
 	int phase;
+	long long inline_before, handoffs_before;
 	long sent;
 	long full;	/* EAGAIN: RLIMIT_SIGPENDING reached, retried */
+	long long flood_ms;	/* how long U sent */
+	long long past_commit_ms;	/* how long after the commit, -1: none */
+	int covered;	/* the flood lasted over the window, or T reaped */
 };
 
 /* spin @us, so that the queue lasts the window and a send is always near */
@@ -73,19 +90,56 @@ static void pace(int us)
 	       us * 1000LL);
 }
 
+static int phase_of(struct sender *s)
+{
+	return __atomic_load_n(&s->phase, __ATOMIC_ACQUIRE);
+}
+
+/* mode handoff: wait until T's issue has begun, or T is past it */
+static void wait_issue_begun(struct sender *s, long long end)
+{
+	struct timespec ms = { 0, 1000 * 1000 };
+
+	while (phase_of(s) < PH_SUBMIT && t_now_ms() < end)
+		nanosleep(&ms, NULL);
+	if (!t_mode_handoff())
+		return;
+	while (phase_of(s) < PH_DONE && t_inline_issued() <= s->inline_before &&
+	       t_now_ms() < end)
+		nanosleep(&ms, NULL);
+}
+
+/* whether the flood may stop now, @start its first send, @commit or -1 */
+static int flood_over(struct sender *s, long long start, long long commit)
+{
+	long long now = t_now_ms();
+
+	if (phase_of(s) == PH_DONE) {
+		s->covered = 1;
+		return 1;
+	}
+	if (!t_mode_handoff())
+		s->covered = now - start >= RELEASE_MS;
+	else
+		s->covered = commit >= 0 && now - commit >= WINDOW_MS + AFTER_MS;
+	return s->covered || now - start >= SEND_MAX_MS;
+}
+
 static void *send_signals(void *arg)
 {
 	struct timespec ms = { 0, 1000 * 1000 };
-	long long end = t_now_ms() + SEND_MAX_MS;
+	long long start, commit = -1;
 	struct sender *s = arg;
 	union sigval v = { 0 };
 	int ret;
 
-	while (__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE) < PH_SEND &&
-	       t_now_ms() < end)
-		nanosleep(&ms, NULL);
-	while (__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE) == PH_SEND &&
-	       t_now_ms() < end) {
+	wait_issue_begun(s, t_now_ms() + SEND_MAX_MS);
+	start = t_now_ms();
+	while (!flood_over(s, start, commit)) {
+		/* one sysfs read every 64 sends keeps the flood dense */
+		if (commit < 0 && t_mode_handoff() && !(s->sent & 63) &&
+		    t_counter("handoffs") > s->handoffs_before)
+			commit = t_now_ms();
 		ret = pthread_sigqueue(s->t, SIGRTMIN, v);
 		if (ret == EAGAIN) {
 			s->full++;
@@ -97,6 +151,8 @@ static void *send_signals(void *arg)
 		s->sent++;
 		pace(SEND_GAP_US);
 	}
+	s->flood_ms = t_now_ms() - start;
+	s->past_commit_ms = commit < 0 ? -1 : t_now_ms() - commit;
 	return NULL;
 }
 
@@ -121,7 +177,9 @@ static void *test_tgkill(void *arg)
 
 	t_fifo_release_after(&f, RELEASE_MS);
 	before = t_counter("handoffs");
-	__atomic_store_n(&s.phase, PH_SEND, __ATOMIC_RELEASE);
+	s.handoffs_before = before;
+	s.inline_before = t_inline_issued();
+	__atomic_store_n(&s.phase, PH_SUBMIT, __ATOMIC_RELEASE);
 	t_fifo_submit_open(&tf.ring, &f, OPEN_UD);
 	t_fifo_reap_open(&tf.ring, &f, OPEN_UD, RELEASE_MS + REAP_MS);
 	__atomic_store_n(&s.phase, PH_DONE, __ATOMIC_RELEASE);
@@ -139,12 +197,16 @@ static void *test_tgkill(void *arg)
 	if (handled != s.sent)
 		t_fail("%ld of %ld signals sent to T's tid did not arrive in %d ms",
 		     s.sent - handled, s.sent, ARRIVE_MS);
+	t_expect_handoff(before);
 	if (s.sent < 2)
 		t_fail("only %ld signals were sent", s.sent);
+	if (t_mode_handoff() && !s.covered)
+		t_fail("the flood (%lld ms) ended %lld ms after the commit (-1: before it), not over the window (%d ms)",
+		       s.flood_ms, s.past_commit_ms, WINDOW_MS + AFTER_MS);
 	if (t_mode_handoff())
-		fprintf(stderr, "note: %ld signals sent and handled, the queue was full %ld times, the submit took %lld ms\n",
-			s.sent, s.full, f.submitted_ms - f.submit_ms);
-	t_expect_handoff(before);
+		fprintf(stderr, "note: %ld signals sent and handled in %lld ms, until %lld ms after the commit; the queue was full %ld times, the submit took %lld ms\n",
+			s.sent, s.flood_ms, s.past_commit_ms, s.full,
+			f.submitted_ms - f.submit_ms);
 	t_fifo_exit(&f);
 	t_force_exit(&tf);
 	return NULL;
