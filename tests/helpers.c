@@ -204,24 +204,28 @@ void t_expect_no_inline(long long before)
 #define T_USER_DATA	0x1d5afe11ULL
 #define T_MAX_FILES	16
 
-/* files still to unlink if we exit early, with t_fail() or t_skip() */
+/* files and directories still to remove if we exit early (t_fail(), t_skip()) */
 static struct {
 	pid_t pid;
 	char path[PATH_MAX];
 } t_files[T_MAX_FILES];
 static pthread_mutex_t t_files_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* only the process that created a file removes it, not forked children */
+/*
+ * Only the process that created a file removes it, not forked children;
+ * the last tracked first, so a directory is empty when its turn comes.
+ */
 static void t_cleanup(void)
 {
 	int i;
 
-	for (i = 0; i < T_MAX_FILES; i++)
-		if (t_files[i].pid == getpid())
-			unlink(t_files[i].path);
+	for (i = T_MAX_FILES - 1; i >= 0; i--)
+		if (t_files[i].pid == getpid() &&
+		    unlink(t_files[i].path) && errno == EISDIR)
+			rmdir(t_files[i].path);
 }
 
-static void t_track(const char *path, int add)
+void t_track(const char *path, int add)
 {
 	static int registered;
 	int i;
@@ -229,13 +233,20 @@ static void t_track(const char *path, int add)
 	pthread_mutex_lock(&t_files_lock);
 	if (!registered++)
 		atexit(t_cleanup);
-	for (i = 0; i < T_MAX_FILES; i++) {
-		if (add && !t_files[i].pid) {
+	if (add) {
+		/* after the last slot in use, so t_cleanup() goes in reverse */
+		for (i = T_MAX_FILES; i > 0 && !t_files[i - 1].pid; i--)
+			;
+		/* else the first free one */
+		for (i %= T_MAX_FILES; i < T_MAX_FILES && t_files[i].pid; i++)
+			;
+		if (i < T_MAX_FILES) {
 			t_files[i].pid = getpid();
 			snprintf(t_files[i].path, PATH_MAX, "%s", path);
-			break;
 		}
-		if (!add && t_files[i].pid == getpid() &&
+	}
+	for (i = 0; !add && i < T_MAX_FILES; i++) {
+		if (t_files[i].pid == getpid() &&
 		    !strcmp(t_files[i].path, path)) {
 			t_files[i].pid = 0;
 			break;
@@ -373,6 +384,16 @@ int t_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags)
 	if (!ret)
 		t_fail("submit fsync: nothing submitted");
 	return t_reap_one(ring, T_USER_DATA);
+}
+
+int t_submit(struct io_uring *ring)
+{
+	int ret;
+
+	do
+		ret = io_uring_submit(ring);
+	while (ret == -EINTR && io_uring_sq_ready(ring));
+	return ret;
 }
 
 void t_force_dirty(struct t_force *tf)
@@ -752,9 +773,7 @@ void t_fifo_submit_open(struct io_uring *ring, struct t_fifo *f,
 		t_fail("no SQE");
 	t_fifo_prep_open(f, sqe, user_data);
 	f->submit_ms = t_now_ms();
-	do
-		ret = io_uring_submit(ring);
-	while (ret == -EINTR && io_uring_sq_ready(ring));
+	ret = t_submit(ring);
 	f->submitted_ms = t_now_ms();
 	if (ret != 1)
 		t_fail("submit returned %d", ret);

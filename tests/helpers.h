@@ -124,6 +124,12 @@ void t_warm(struct io_uring *ring);
  * with the right user_data. Returns its res. Signals are fine meanwhile.
  */
 int t_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags);
+/*
+ * io_uring_submit(), again while a signal interrupted it before the kernel
+ * consumed the SQEs (-EINTR with SQEs still ready). Returns what the last
+ * io_uring_submit() did.
+ */
+int t_submit(struct io_uring *ring);
 /* the SQE is already queued and maybe submitted: reap exactly one CQE */
 int t_reap_one(struct io_uring *ring, unsigned long long user_data);
 /*
@@ -222,6 +228,12 @@ int t_wait_asleep(pid_t pid, pid_t tid, int ms);
 /* remove the t_force_init() file @name that a killed task @tid left behind */
 void t_remove_file(const char *name, pid_t tid);
 
+/*
+ * Remove @path at exit (unlink, or rmdir for a directory), should t_fail()
+ * or t_skip() come first; @add 0 forgets it once the test removed it. The
+ * last tracked goes first, so track a directory before what it holds.
+ */
+void t_track(const char *path, int add);
 /* read a small text file into @buf (NUL terminated), -1 on error */
 int t_read_text(const char *path, char *buf, size_t size);
 /* run @fn(@arg) in a new pthread and join it */

@@ -112,32 +112,43 @@ static void make_fifo(struct toggle_state *s, const char *dir)
 
 	snprintf(s->sub, sizeof(s->sub), "%s/toggle_inflight.%d", dir,
 		 getpid());
+	if (mkdir(s->sub, 0700))
+		t_fail("mkdir %s: %s", s->sub, strerror(errno));
+	t_track(s->sub, 1);
 	snprintf(path, sizeof(path), "%s/d", s->sub);
-	if (mkdir(s->sub, 0700) || mkdir(path, 0700))
+	if (mkdir(path, 0700))
 		t_fail("mkdir %s: %s", path, strerror(errno));
+	t_track(path, 1);
 	for (p = target, i = 0; i < LINK_HOPS; i++)
 		p += sprintf(p, i ? "/d/.." : "d/..");
 	snprintf(path, sizeof(path), "%s/l", s->sub);
 	if (symlink(target, path))
 		t_fail("symlink %s: %s", path, strerror(errno));
+	t_track(path, 1);
 	p = s->fifo + sprintf(s->fifo, "%s/", s->sub);
 	for (i = 0; i < NR_LINKS; i++)
 		p += sprintf(p, "l/");
 	strcpy(p, "fifo");
 	if (mkfifo(s->fifo, 0600))
 		t_fail("mkfifo %s/fifo: %s", s->sub, strerror(errno));
+	t_track(s->fifo, 1);
 }
 
+/* each of make_fifo()'s, the last made first */
 static void remove_fifo(struct toggle_state *s)
 {
 	char path[SUB_MAX + 8];
 
 	unlink(s->fifo);
+	t_track(s->fifo, 0);
 	snprintf(path, sizeof(path), "%s/l", s->sub);
 	unlink(path);
+	t_track(path, 0);
 	snprintf(path, sizeof(path), "%s/d", s->sub);
 	rmdir(path);
+	t_track(path, 0);
 	rmdir(s->sub);
+	t_track(s->sub, 0);
 }
 
 /* how long a synchronous walk of ->fifo takes, in ns (a nonblocking open) */
@@ -155,16 +166,6 @@ static long long walk_ns(struct toggle_state *s)
 	return (b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec;
 }
 
-static int submit_all(struct io_uring *ring)
-{
-	int ret;
-
-	do
-		ret = io_uring_submit(ring);
-	while (ret == -EINTR && io_uring_sq_ready(ring));
-	return ret;
-}
-
 /* a timeout due within @walk ns, then the open; reap both */
 static void test_round(struct io_uring *ring, struct toggle_state *s,
 		       long long walk)
@@ -177,14 +178,14 @@ static void test_round(struct io_uring *ring, struct toggle_state *s,
 	sqe = io_uring_get_sqe(ring);
 	io_uring_prep_timeout(sqe, &ts, 0, 0);
 	sqe->user_data = TIMEOUT_UD;
-	ret = submit_all(ring);
+	ret = t_submit(ring);
 	if (ret != 1)
 		t_fail("submit timeout: %d", ret);
 	sqe = io_uring_get_sqe(ring);
 	io_uring_prep_openat(sqe, AT_FDCWD, s->fifo, O_RDONLY | O_CREAT, 0600);
 	sqe->user_data = OPEN_UD;
 	state_store(&s->round, s->round + 1);
-	ret = submit_all(ring);
+	ret = t_submit(ring);
 	if (ret != 1)
 		t_fail("submit open: %d", ret);
 

@@ -507,9 +507,7 @@ static void child(int out)
 	io_uring_sqe_set_data64(sqe, OPEN_UD);
 	if (write(out, "R", 1) != 1)
 		t_fail("child: write: %s", strerror(errno));
-	do
-		ret = io_uring_submit(&tf.ring);
-	while (ret == -EINTR && io_uring_sq_ready(&tf.ring));
+	ret = t_submit(&tf.ring);
 	if (ret != 1)
 		t_fail("child: submit returned %d", ret);
 	if (t_wait_cqe_ms(&tf.ring, CHILD_LIFE_S * 1000, &ud, &res))

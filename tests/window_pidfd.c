@@ -82,9 +82,7 @@ static void child(int ready, struct t_fifo *f)
 	t_fifo_prep_open(f, sqe, OPEN_UD);
 	if (write(ready, "R", 1) != 1)
 		t_fail("child: write: %s", strerror(errno));
-	do
-		ret = io_uring_submit(&tf.ring);
-	while (ret == -EINTR && io_uring_sq_ready(&tf.ring));
+	ret = t_submit(&tf.ring);
 	if (ret != 1)
 		t_fail("child: submit returned %d", ret);
 	/* no writer ever comes, only the kill ends this */

@@ -62,9 +62,7 @@ static void child(int out, struct t_fifo *f)
 	t_fifo_release_after(f, RELEASE_MS);
 	if (write(out, "R", 1) != 1)
 		t_fail("child: write: %s", strerror(errno));
-	do
-		ret = io_uring_submit(&tf.ring);
-	while (ret == -EINTR && io_uring_sq_ready(&tf.ring));
+	ret = t_submit(&tf.ring);
 	if (ret != 1)
 		t_fail("child: submit returned %d", ret);
 	if (write(out, "D", 1) != 1)
