@@ -11,6 +11,11 @@
  *
  * Fails on a module that doesn't move the cgroup with the identity: the
  * thread comes back in D, where its new task_struct, the worker, was.
+ *
+ * Every cgroup2 mount shows the one hierarchy, so D is named for the pid:
+ * a D that an earlier run left behind is not in the way (seen once, in mode
+ * handoff: "mkdir .../iouh-dom/thr: File exists"). Removing one retries
+ * while it is busy, a task of ours may still be on its way out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,7 +27,7 @@
 #include <sys/stat.h>
 #include "helpers.h"
 
-static char mnt[256], dom[300], thr[320];
+static char mnt[256], dom[300], thr[320], want[64];
 static pid_t owner;
 
 static void write_file(const char *dir, const char *file, const char *val)
@@ -45,6 +50,15 @@ static void thread_cgroup(char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* rmdir(), again for up to a second while the cgroup still has tasks */
+static void remove_cgroup(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 100 && rmdir(path) && errno == EBUSY; i++)
+		usleep(10 * 1000);
+}
+
 static void cleanup(void)
 {
 	char pid[32];
@@ -53,8 +67,8 @@ static void cleanup(void)
 		return;
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	write_file(mnt, "cgroup.procs", pid);
-	rmdir(thr);
-	rmdir(dom);
+	remove_cgroup(thr);
+	remove_cgroup(dom);
 	umount2(mnt, MNT_DETACH);
 	rmdir(mnt);
 }
@@ -73,8 +87,9 @@ static void setup(void)
 	}
 	owner = getpid();
 	atexit(cleanup);
-	snprintf(dom, sizeof(dom), "%s/iouh-dom", mnt);
+	snprintf(dom, sizeof(dom), "%s/iouh-dom.%d", mnt, (int)getpid());
 	snprintf(thr, sizeof(thr), "%s/thr", dom);
+	snprintf(want, sizeof(want), "0::/iouh-dom.%d/thr", (int)getpid());
 	if (mkdir(dom, 0755) || mkdir(thr, 0755))
 		t_fail("mkdir %s: %s", thr, strerror(errno));
 	write_file(thr, "cgroup.type", "threaded");
@@ -84,7 +99,7 @@ static void setup(void)
 
 static void *check(void *arg)
 {
-	char tid[32], want[64], got[256];
+	char tid[32], got[256];
 	long long ho;
 	struct t_force tf;
 
@@ -93,7 +108,6 @@ static void *check(void *arg)
 	t_force_init(&tf, "id_cgroup_threaded");
 	snprintf(tid, sizeof(tid), "%d", gettid());
 	write_file(thr, "cgroup.threads", tid);
-	snprintf(want, sizeof(want), "0::/iouh-dom/thr");
 	thread_cgroup(got, sizeof(got));
 	if (strcmp(got, want))
 		t_fail("before the submit: %s, expected %s", got, want);
