@@ -36,12 +36,21 @@
 struct iouh_op {
 	const char	*name;
 	bool		rw;
+	/*
+	 * Grows a file: past RLIMIT_FSIZE the file system sends SIGXFSZ to
+	 * current (generic_write_check_limits(), inode_newsize_ok()). On
+	 * io-wq that is the worker, which blocks it; inline it would be the
+	 * submitter, killed by the default action where stock completes with
+	 * -EFBIG. So with a finite limit these keep their punt
+	 * (iouh_fsize_limited()).
+	 */
+	bool		fsize;
 };
 
 static const struct iouh_op iouh_ops[IORING_OP_LAST] = {
 	[IORING_OP_FSYNC]		= { "fsync" },
 	[IORING_OP_SYNC_FILE_RANGE]	= { "sync_file_range" },
-	[IORING_OP_FALLOCATE]		= { "fallocate" },
+	[IORING_OP_FALLOCATE]		= { "fallocate", .fsize = true },
 	[IORING_OP_OPENAT]		= { "openat" },
 	[IORING_OP_OPENAT2]		= { "openat2" },
 	[IORING_OP_STATX]		= { "statx" },
@@ -56,15 +65,19 @@ static const struct iouh_op iouh_ops[IORING_OP_LAST] = {
 	[IORING_OP_SETXATTR]		= { "setxattr" },
 	[IORING_OP_FGETXATTR]		= { "fgetxattr" },
 	[IORING_OP_GETXATTR]		= { "getxattr" },
-	[IORING_OP_FTRUNCATE]		= { "ftruncate" },
+	[IORING_OP_FTRUNCATE]		= { "ftruncate", .fsize = true },
 	[IORING_OP_READ]		= { "read", .rw = true },
 	[IORING_OP_READV]		= { "readv", .rw = true },
 	[IORING_OP_READ_FIXED]		= { "read_fixed", .rw = true },
 	[IORING_OP_READV_FIXED]		= { "readv_fixed", .rw = true },
-	[IORING_OP_WRITE]		= { "write", .rw = true },
-	[IORING_OP_WRITEV]		= { "writev", .rw = true },
-	[IORING_OP_WRITE_FIXED]		= { "write_fixed", .rw = true },
-	[IORING_OP_WRITEV_FIXED]	= { "writev_fixed", .rw = true },
+	[IORING_OP_WRITE]		= { "write", .rw = true,
+					    .fsize = true },
+	[IORING_OP_WRITEV]		= { "writev", .rw = true,
+					    .fsize = true },
+	[IORING_OP_WRITE_FIXED]		= { "write_fixed", .rw = true,
+					    .fsize = true },
+	[IORING_OP_WRITEV_FIXED]	= { "writev_fixed", .rw = true,
+					    .fsize = true },
 };
 
 static const struct iouh_op *iouh_op_of(struct io_kiocb *req)
@@ -335,6 +348,18 @@ static bool iouh_rw_allowed(struct io_kiocb *req)
 }
 
 /*
+ * May @op raise SIGXFSZ for the caller? Only with a finite RLIMIT_FSIZE.
+ * Unlocked, as the file systems read it. Not covered: a limit another
+ * thread lowers (setrlimit()) between this check and the issue's own size
+ * check; that issue's SIGXFSZ reaches the submitter, where stock's worker
+ * would take it.
+ */
+static bool iouh_fsize_limited(const struct iouh_op *op)
+{
+	return op->fsize && rlimit(RLIMIT_FSIZE) != RLIM_INFINITY;
+}
+
+/*
  * io_uring_handoff_begin(), under uring_lock: issue @req inline in blocking
  * mode? Only with a worker held that can take the identity over.
  */
@@ -351,7 +376,7 @@ bool iouh_issue_begin(struct io_kiocb *req)
 		return iouh_fallback(req, IOUH_FB_RING);
 	if (iouh_file_polls(req))
 		return iouh_fallback(req, IOUH_FB_POLL);
-	if (op->rw && !iouh_rw_allowed(req))
+	if ((op->rw && !iouh_rw_allowed(req)) || iouh_fsize_limited(op))
 		return iouh_fallback(req, IOUH_FB_REQUEST);
 	/*
 	 * RFC 12, one migration per io_uring_enter(): the rest of a call that
