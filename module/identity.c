@@ -298,12 +298,33 @@ static void iouh_take_signals(struct task_struct *dst, struct task_struct *src)
 }
 
 /*
+ * A child's PTRACE_TRACEME after the issue began linked it to the source,
+ * its parent then (the exchange has reparented it since): it asked its
+ * parent's tid to trace it, so it follows the identity. Nothing else is on
+ * the source's list: a tracer is refused at issue, and the source has slept
+ * in the issue since.
+ */
+static void iouh_take_tracees(struct task_struct *dst, struct task_struct *src)
+	__must_hold(&tasklist_lock)
+{
+	struct task_struct *p;
+
+	if (likely(list_empty(&src->ptraced)))
+		return;
+	list_for_each_entry(p, &src->ptraced, ptrace_entry)
+		if (rcu_access_pointer(p->parent) == src)
+			RCU_INIT_POINTER(p->parent, dst);
+	list_splice_init(&src->ptraced, &dst->ptraced);
+}
+
+/*
  * A tracer that attached after the issue began, the tid still naming the
  * source then: it traces the identity, so it follows it.
  */
 static void iouh_take_ptrace(struct task_struct *dst, struct task_struct *src)
 	__must_hold(&tasklist_lock)
 {
+	iouh_take_tracees(dst, src);
 	if (likely(!src->ptrace))
 		return;
 	dst->ptrace = src->ptrace;
