@@ -50,3 +50,18 @@ else
 	echo "dkms build exited $rc:" >&2
 	echo "$out" | tail -n 20 >&2
 fi
+
+# The state inventory: every field of task_struct, thread_struct (x86_64,
+# arm64) and io_uring_task in the test kernel's patched source has a verdict
+# in inventory/, and every entry names a field (inventory/README.md).
+kdir=$(cat "$REPO/build/kdir" 2>/dev/null)
+KSRC=$(dirname "$kdir")/src
+if [ -z "$kdir" ] || [ ! -d "$KSRC" ]; then
+	echo "fail host/state-inventory"
+	echo "host-checks: no patched kernel source for build/kdir ('$kdir')" >&2
+elif out=$(python3 "$REPO/scripts/inventory-check.py" "$KSRC" 2>&1); then
+	echo "pass host/state-inventory"
+else
+	echo "fail host/state-inventory"
+	echo "$out" >&2
+fi
