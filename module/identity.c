@@ -39,8 +39,14 @@ module_param(debug_window_ms, uint, 0644);
 MODULE_PARM_DESC(debug_window_ms,
 		 "Test hook: a worker waits this long before it takes an identity (default: 0)");
 
-/* prctl state that moves. Not PF_MEMALLOC_NOIO, kernel code sets that too */
-#define IOUH_PF_FLAGS	(PF_MCE_PROCESS | PF_MCE_EARLY)
+/*
+ * Per-task flags that move: prctl state (machine-check kill policy) and the
+ * thread's history a user sees (/proc/<tid>/stat, process accounting's
+ * AFORK and ASU, execve()'s RLIMIT_NPROC check). Not PF_MEMALLOC_NOIO,
+ * kernel code sets that too.
+ */
+#define IOUH_PF_FLAGS	(PF_MCE_PROCESS | PF_MCE_EARLY | PF_FORKNOEXEC | \
+			 PF_SUPERPRIV | PF_NPROC_EXCEEDED)
 
 /*
  * The refusals, a line each: why the identity can't move. The arch's last;
@@ -455,7 +461,7 @@ static void iouh_take_thread_attrs(struct task_struct *dst,
 	dst->start_boottime = src->start_boottime;
 	if (task_no_new_privs(src))
 		task_set_no_new_privs(dst);
-	/* prctl driven per-task flags, the source keeps them for its work */
+	/* per-task flags, see IOUH_PF_FLAGS; the source keeps its own */
 	dst->flags = (dst->flags & ~IOUH_PF_FLAGS) | (src->flags & IOUH_PF_FLAGS);
 }
 
