@@ -461,6 +461,12 @@ static void iouh_take_thread_attrs(struct task_struct *dst,
 	dst->start_boottime = src->start_boottime;
 	if (task_no_new_privs(src))
 		task_set_no_new_privs(dst);
+	/*
+	 * The thread's io_uring restrictions (set once, like a seccomp filter;
+	 * each task holds its own copy, a worker the one of its fork): the
+	 * identity keeps its own, the source gets the worker's.
+	 */
+	swap(dst->io_uring_restrict, src->io_uring_restrict);
 	/* per-task flags, see IOUH_PF_FLAGS; the source keeps its own */
 	dst->flags = (dst->flags & ~IOUH_PF_FLAGS) | (src->flags & IOUH_PF_FLAGS);
 }
