@@ -96,7 +96,7 @@ project_tests() {	# phase [ring]
 	local name
 	export IOUH_MODE=${1%%-*} IOUH_RING=${2:-plain}
 	for t in "$BUILD"/tests/*; do
-		[ -x "$t" ] || continue
+		[ -f "$t" ] && [ -x "$t" ] || continue
 		name=$(basename "$t")
 		[ -n "${IOUH_TESTS:-}" ] &&
 			[[ " $IOUH_TESTS " != *" $name "* ]] && continue
@@ -108,6 +108,36 @@ project_tests() {	# phase [ring]
 	done
 	unset IOUH_RING
 	set_policy adaptive
+}
+
+# The differential suite (tests/diff/README.md): each scenario runs twice
+# with the module loaded, enabled=0 (the stock paths) and then enabled=1
+# with policy=inline (IOUH_EXPECT_HANDOFF set: it must hand off); both runs
+# must pass and print the same lines, what the application observed.
+diff_suite() {	# phase
+	local t name rc0 rc1
+	for t in "$BUILD"/tests/diff/*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		name=$(basename "$t")
+		[ -n "${IOUH_TESTS:-}" ] &&
+			[[ " $IOUH_TESTS " != *" $name "* ]] && continue
+		echo 0 > $SYSFS/enabled
+		IOUH_MODE=disabled timeout -k 10 "$LTMO" "$t" > /tmp/diff.0 2> /tmp/diff.0.err
+		rc0=$?
+		echo 1 > $SYSFS/enabled
+		set_policy inline
+		IOUH_MODE=handoff timeout -k 10 "$LTMO" "$t" > /tmp/diff.1 2> /tmp/diff.1.err
+		rc1=$?
+		set_policy adaptive
+		if [ $rc0 = 0 ] && [ $rc1 = 0 ] && cmp -s /tmp/diff.0 /tmp/diff.1; then
+			record pass "$1/diff/$name"
+			continue
+		fi
+		record fail "$1/diff/$name"
+		echo "--- $1/diff/$name rc=$rc0 (enabled=0), $rc1 (enabled=1)"
+		cat /tmp/diff.0.err /tmp/diff.1.err
+		diff -u --label enabled=0 --label enabled=1 /tmp/diff.0 /tmp/diff.1 | head -n 40
+	done
 }
 
 # liburing's suite. tests/liburing-skip.txt: not run (why, per line);
@@ -191,6 +221,7 @@ module_check loaded
 IOUH_EXPECT_HANDOFF=1
 export IOUH_EXPECT_HANDOFF
 mode handoff && want project && project_tests handoff
+mode handoff && want project && diff_suite handoff
 # SINGLE_ISSUER, and SINGLE_ISSUER|DEFER_TASKRUN with a registered ring fd
 mode handoff-single && want project && project_tests handoff-single single
 mode handoff-defer && want project && project_tests handoff-defer defer+regfd
