@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <liburing.h>
 #include "helpers.h"
 
@@ -827,4 +828,20 @@ void t_fifo_reap_open(struct io_uring *ring, struct t_fifo *f,
 	if (ud != user_data)
 		t_fail("CQE user_data %#llx, expected %#llx", ud, user_data);
 	t_fifo_check_fd(f, res);
+}
+
+int t_wait_child_ms(pid_t pid, int *status, int flags, int ms)
+{
+	long long end = t_now_ms() + ms;
+	pid_t ret;
+
+	do {
+		ret = waitpid(pid, status, WNOHANG | flags);
+		if (ret == pid)
+			return 1;
+		if (ret < 0 && errno != EINTR)
+			t_fail("waitpid %d: %s", pid, strerror(errno));
+		usleep(5000);
+	} while (t_now_ms() < end);
+	return 0;
 }

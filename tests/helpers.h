@@ -201,6 +201,11 @@ int t_wait_cqe_ms(struct io_uring *ring, int ms, unsigned long long *user_data,
 
 /* CLOCK_MONOTONIC in ms */
 long long t_now_ms(void);
+/*
+ * waitpid(@pid, WNOHANG | @flags) polled for up to @ms: 1 and the status in
+ * @status once @pid changed state, 0 if it didn't in time.
+ */
+int t_wait_child_ms(pid_t pid, int *status, int flags, int ms);
 
 /*
  * Widen the handoff window: the promoted worker waits @ms before it takes

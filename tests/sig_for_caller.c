@@ -78,6 +78,19 @@ static int submit_one(struct io_uring *ring)
 	return ret;
 }
 
+/* the file at @path, empty, and @ring set up and warm: the fd */
+static int open_warm(struct io_uring *ring)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	if (t_queue_init(8, ring, 0))
+		t_fail("queue_init");
+	t_warm(ring);
+	return fd;
+}
+
 static void expect_efbig(int res, const char *what)
 {
 	if (res != -EFBIG)
@@ -113,12 +126,7 @@ static void past_limit_child(int with_handler)
 	int fd;
 
 	signal(SIGXFSZ, with_handler ? on_xfsz : SIG_DFL);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		t_fail("open %s: %s", path, strerror(errno));
-	if (t_queue_init(8, &ring, 0))
-		t_fail("queue_init");
-	t_warm(&ring);
+	fd = open_warm(&ring);
 	if (setrlimit(RLIMIT_FSIZE, &rl))
 		t_fail("setrlimit: %s", strerror(errno));
 	test_write_past_limit(&ring, fd);
@@ -166,12 +174,7 @@ static void test_write_under_no_limit(void)
 	long long all;
 	int fd, res;
 
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		t_fail("open %s: %s", path, strerror(errno));
-	if (t_queue_init(8, &ring, 0))
-		t_fail("queue_init");
-	t_warm(&ring);
+	fd = open_warm(&ring);
 	all = t_inline_issued();
 	io_uring_prep_write(io_uring_get_sqe(&ring), fd, &byte, 1, 2 * LIMIT);
 	res = submit_one(&ring);

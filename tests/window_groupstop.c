@@ -106,23 +106,6 @@ static void child(int out)
 	_exit(T_PASS);
 }
 
-/* C's state change within @ms: 1 and its status, 0 if none */
-static int wait_child_ms(pid_t pid, int *status, int ms)
-{
-	long long end = t_now_ms() + ms;
-	pid_t ret;
-
-	do {
-		ret = waitpid(pid, status, WNOHANG | WUNTRACED);
-		if (ret == pid)
-			return 1;
-		if (ret < 0 && errno != EINTR)
-			t_fail("waitpid: %s", strerror(errno));
-		usleep(5000);
-	} while (t_now_ms() < end);
-	return 0;
-}
-
 /* C's userfaultfd, in this process */
 static int take_uffd(pid_t pid, int in)
 {
@@ -183,7 +166,7 @@ static void test_group_stop_reported(pid_t pid)
 {
 	int status;
 
-	if (!wait_child_ms(pid, &status, STOP_MS))
+	if (!t_wait_child_ms(pid, &status, WUNTRACED, STOP_MS))
 		t_fail("the stop of the child was not reported within %d ms",
 		       STOP_MS);
 	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP)
@@ -196,7 +179,7 @@ static void test_continued(pid_t pid)
 
 	kill(pid, SIGCONT);
 	do {
-		if (!wait_child_ms(pid, &status, STOP_MS))
+		if (!t_wait_child_ms(pid, &status, WUNTRACED, STOP_MS))
 			t_fail("the child did not exit within %d ms of SIGCONT",
 			       STOP_MS);
 	} while (!WIFEXITED(status) && !WIFSIGNALED(status));

@@ -61,28 +61,11 @@ static void child(pid_t parent, int out)
 	_exit(T_PASS);
 }
 
-/* C's state change within @ms: 1 and its status, 0 if none */
-static int wait_child_ms(pid_t pid, int *status, int ms)
-{
-	long long end = t_now_ms() + ms;
-	pid_t ret;
-
-	do {
-		ret = waitpid(pid, status, WNOHANG | WUNTRACED | __WALL);
-		if (ret == pid)
-			return 1;
-		if (ret < 0 && errno != EINTR)
-			t_fail("waitpid: %s", strerror(errno));
-		usleep(5000);
-	} while (t_now_ms() < end);
-	return 0;
-}
-
 static void test_traced_stop_reported(pid_t pid)
 {
 	int status;
 
-	if (!wait_child_ms(pid, &status, STOP_MS))
+	if (!t_wait_child_ms(pid, &status, WUNTRACED | __WALL, STOP_MS))
 		t_fail("no stop of the tracee reported within %d ms", STOP_MS);
 	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP)
 		t_fail("tracee: status 0x%x, expected stopped by SIGSTOP", status);
@@ -96,7 +79,7 @@ static void test_tracee_kept(pid_t pid)
 	if (ptrace(PTRACE_CONT, pid, 0, 0))
 		t_fail("PTRACE_CONT of the child that asked to be traced in the window: %s",
 		       strerror(errno));
-	if (!wait_child_ms(pid, &status, STOP_MS))
+	if (!t_wait_child_ms(pid, &status, WUNTRACED | __WALL, STOP_MS))
 		t_fail("the tracee did not exit within %d ms of PTRACE_CONT",
 		       STOP_MS);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != T_PASS)
