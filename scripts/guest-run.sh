@@ -45,6 +45,16 @@ dump_stuck() {	# pid of timeout(1)
 	done
 }
 
+# a debug kernel's named delay points (tests/helpers.h): a test that was
+# killed must not leave one set for the next
+delay_points_off() {
+	local p
+	for p in /sys/module/handoff_hooks/parameters/delay_*; do
+		[ -w "$p" ] && echo 0 > "$p"
+	done
+	return 0
+}
+
 run_one() {	# phase name cmd...
 	local phase=$1 name=$2 rc tpid wd
 	shift 2
@@ -57,6 +67,7 @@ run_one() {	# phase name cmd...
 	rc=$?
 	kill $wd 2>/dev/null
 	wait $wd 2>/dev/null
+	delay_points_off
 	# what a test noted, whatever its outcome
 	grep '^note:' /tmp/test.out | sed "s|^|    $phase/$name: |"
 	case $rc in

@@ -699,6 +699,26 @@ int t_window_widen(int ms)
 	return ret;
 }
 
+int t_delay_point(const char *name, int ms)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/module/handoff_hooks/parameters/delay_%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", ms);
+	return fclose(f) ? -1 : 0;
+}
+
+void t_delay_point_need(const char *name, int ms)
+{
+	if (t_delay_point(name, ms))
+		t_skip("no delay point %s: not a debug kernel", name);
+}
+
 int t_window_open(pid_t pid)
 {
 	char path[300], buf[512], *p;

@@ -226,6 +226,15 @@ int t_window_widen(int ms);
  * a promoted worker, waits out debug_window_ms (in state D). For notes.
  */
 int t_window_open(pid_t pid);
+/*
+ * The named delay points of a debug kernel (CONFIG_IO_URING_HANDOFF_DELAY,
+ * io_uring/handoff.h): from now on the hooks busy-wait @ms at point @name
+ * ("notify", "end"), 0 stops. 0 if the kernel has the point, -1 if not.
+ * The harness sets every point back to 0 after each test.
+ */
+int t_delay_point(const char *name, int ms);
+/* t_delay_point(@name, @ms), or skip: the test needs the point */
+void t_delay_point_need(const char *name, int ms);
 /* the state letter of task @tid of process @pid (R, S, D, ...), 0 if gone */
 char t_task_state(pid_t pid, pid_t tid);
 /* wait up to @ms until that task sleeps (S or D): 1 if it does, 0 if not */
