@@ -56,7 +56,7 @@ delay_points_off() {
 }
 
 run_one() {	# phase name cmd...
-	local phase=$1 name=$2 rc tpid wd
+	local phase=$1 name=$2 rc tpid wd start=$SECONDS
 	shift 2
 	timeout -k 10 "$LTMO" "$@" > /tmp/test.out 2>&1 &
 	tpid=$!
@@ -68,6 +68,7 @@ run_one() {	# phase name cmd...
 	kill $wd 2>/dev/null
 	wait $wd 2>/dev/null
 	delay_points_off
+	echo "    $phase/$name: $((SECONDS - start))s"
 	# what a test noted, whatever its outcome
 	grep '^note:' /tmp/test.out | sed "s|^|    $phase/$name: |"
 	case $rc in
