@@ -91,12 +91,42 @@ op_rmmod_load() {
 	op_rmmod
 }
 
+# iouh-ab, the operators' A/B of any command (scripts/iouh-ab): a short
+# statx benchmark in both modes, inline issues counted only with enabled=1,
+# the CSV form, --watch, enabled restored, a clear refusal once unloaded
+op_ab() {
+	local ab=$REPO/scripts/iouh-ab n0 n1 rc
+	modprobe $NAME policy=inline || return 1
+	"$ab" --rounds 2 --warmup 1 -- "$BENCH" --op statx \
+		--dir "$IOUH_TMPFS" --qd 1 --secs 1 > /tmp/op.ab || return 1
+	cat /tmp/op.ab
+	grep -q '^enabled=0 ' /tmp/op.ab && grep -q '^enabled=1 ' /tmp/op.ab &&
+		grep -q 'min/median/max: ' /tmp/op.ab ||
+		{ echo "no table"; return 1; }
+	read -r n0 n1 < <(sed -n 's/^inline_issued *\([0-9]*\) *\([0-9]*\)$/\1 \2/p' /tmp/op.ab)
+	[ "${n0:-x}" = 0 ] && [ "${n1:-0}" -gt 0 ] ||
+		{ echo "inline_issued moved $n0 (enabled=0), $n1 (enabled=1)"; return 1; }
+	[ "$(cat $SYSFS/enabled)" = 1 ] || { echo "enabled not restored"; return 1; }
+	"$ab" --rounds 2 --warmup 0 --csv -- true > /tmp/op.csv &&
+		[ "$(wc -l < /tmp/op.csv)" = 5 ] &&
+		head -n 1 /tmp/op.csv | grep -q '^round,enabled,wall_s,cpu_s,.*inline_issued' ||
+		{ echo "CSV:"; cat /tmp/op.csv; return 1; }
+	[ "$("$ab" --watch --count 2 --interval 0.5 | wc -l)" = 3 ] ||
+		{ echo "--watch: not a header and 2 lines"; return 1; }
+	op_rmmod || return 1
+	"$ab" -- true 2> /tmp/op.err
+	rc=$?
+	[ $rc = 2 ] && grep -q 'not loaded' /tmp/op.err ||
+		{ echo "unloaded: rc $rc, $(cat /tmp/op.err)"; return 1; }
+}
+
 operator_checks() {
 	op_check modinfo op_modinfo
 	op_check badabi-refused op_badabi
 	op_check modprobe op_modprobe
 	op_check rmmod op_rmmod
 	op_check rmmod-under-load op_rmmod_load
+	op_check iouh-ab op_ab
 	# whatever the outcome, leave no benchmark and no module behind
 	pkill -f iouh-bench
 	op_rmmod
