@@ -27,6 +27,7 @@ enum iouh_counter {
 	IOUH_FB_POLICY,
 	IOUH_FB_BUDGET,
 	IOUH_FB_BATCH,
+	IOUH_FB_SCOPE,
 	IOUH_NR_COUNTERS,
 };
 
@@ -76,6 +77,10 @@ extern bool iouh_adaptive;
 /* IOSQE_ASYNC requests go inline like the rest (true) or keep their punt */
 extern bool iouh_async_inline;
 ssize_t iouh_rates_show(char *buf);
+/* the cgroup setting: its candidates, see iouh_in_scope() */
+int iouh_scope_set(const char *path);
+ssize_t iouh_scope_show(char *buf);
+void iouh_scope_exit(void);
 /* the adaptive policy's budget of one io_uring_enter() in us, 0: none */
 #define IOUH_BATCH_BUDGET_US	500
 extern unsigned int iouh_batch_budget_us;

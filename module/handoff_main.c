@@ -52,6 +52,8 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_FB_BUDGET]	= "fallback_budget",
 	/* its io_uring_enter() handed off once already: one move per call */
 	[IOUH_FB_BATCH]		= "fallback_batch",
+	/* the submitter is outside the cgroup setting's subtree */
+	[IOUH_FB_SCOPE]		= "fallback_scope",
 };
 
 static const struct io_uring_handoff_ops handoff_ops = {
@@ -245,6 +247,30 @@ MODULE_PARM_DESC(async_inline, "Issue IOSQE_ASYNC requests inline like the rest 
 static struct handoff_setting async_inline_setting =
 	HANDOFF_SETTING(async_inline, &handoff_bool_ops, &iouh_async_inline);
 
+/*
+ * cgroup: a cgroup v2 path ("/system.slice/foo.service"), only its tasks and
+ * its descendants' issue inline; empty (default) everyone. See policy.c.
+ */
+static int cgroup_param_set(const char *val, const struct kernel_param *kp)
+{
+	return iouh_scope_set(val);
+}
+
+static int cgroup_param_get(char *buf, const struct kernel_param *kp)
+{
+	return iouh_scope_show(buf);
+}
+
+static const struct kernel_param_ops cgroup_param_ops = {
+	.set	= cgroup_param_set,
+	.get	= cgroup_param_get,
+};
+module_param_cb(cgroup, &cgroup_param_ops, NULL, 0644);
+MODULE_PARM_DESC(cgroup, "Only tasks in this cgroup v2 path or below issue inline (default: empty, every task)");
+
+static struct handoff_setting cgroup_setting =
+	HANDOFF_SETTING(cgroup, &cgroup_param_ops, NULL);
+
 static u64 handoff_counter_sum(int idx)
 {
 	u64 sum = 0;
@@ -287,9 +313,9 @@ static struct kobj_attribute inline_done_attr = __ATTR_RO(inline_done);
 static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
 /*
  * enabled, inline_done, policy, rates, batch_budget_us, async_inline,
- * refusals, then the counters, then NULL
+ * refusals, cgroup, then the counters, then NULL
  */
-#define HANDOFF_NR_FIXED_ATTRS	7
+#define HANDOFF_NR_FIXED_ATTRS	8
 static struct attribute *handoff_attrs[HANDOFF_NR_FIXED_ATTRS +
 				       IOUH_NR_COUNTERS + 1];
 
@@ -309,6 +335,7 @@ static void handoff_init_attrs(void)
 	handoff_attrs[4] = &batch_budget_us_setting.attr.attr;
 	handoff_attrs[5] = &async_inline_setting.attr.attr;
 	handoff_attrs[6] = &refusals_attr.attr;
+	handoff_attrs[7] = &cgroup_setting.attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
 
@@ -327,13 +354,17 @@ static int __init handoff_init(void)
 
 	handoff_init_attrs();
 	handoff_kobj = kobject_create_and_add("io_uring_handoff", kernel_kobj);
-	if (!handoff_kobj)
+	if (!handoff_kobj) {
+		iouh_scope_exit();
 		return -ENOMEM;
+	}
 	ret = sysfs_create_group(handoff_kobj, &handoff_group);
 	if (!ret && READ_ONCE(enabled))
 		ret = handoff_set_enabled(true);
-	if (ret)
+	if (ret) {
 		kobject_put(handoff_kobj);
+		iouh_scope_exit();
+	}
 	return ret;
 }
 
@@ -342,10 +373,13 @@ static void __exit handoff_exit(void)
 {
 	handoff_set_enabled(false);
 	kobject_put(handoff_kobj);
+	iouh_scope_exit();
 }
 
 module_init(handoff_init);
 module_exit(handoff_exit);
 MODULE_DESCRIPTION("io_uring thread identity handoff for blocking inline issue");
-MODULE_VERSION("0.2");
+/* rises with every release, see README; hook_abi: the hooks it was built for */
+MODULE_VERSION("0.3");
+MODULE_INFO(hook_abi, __stringify(IO_URING_HANDOFF_ABI));
 MODULE_LICENSE("GPL");

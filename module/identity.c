@@ -213,6 +213,9 @@ bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst)
 		return false;
 	if (!same_thread_group(src, dst))
 		return false;
+	/* bound to @dst's task_struct, it would go with the identity */
+	if (iouh_identity_bound_refusal(dst) != IOUH_MOVABLE)
+		return false;
 #ifdef CONFIG_GENERIC_ENTRY
 	if (test_task_syscall_work(dst, SYSCALL_USER_DISPATCH))
 		return false;

@@ -15,6 +15,7 @@
 #include "handoff.h"
 #include "handoff_trace.h"
 
+#include <linux/cgroup.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/poll.h>
@@ -360,6 +361,79 @@ static bool iouh_fsize_limited(const struct iouh_op *op)
 }
 
 /*
+ * The cgroup setting: a cgroup v2 directory (a path from the root of the
+ * cgroup2 mount) whose tasks, and its descendants', are the only candidates
+ * for an inline issue; NULL, everyone. Written under iouh_scope_lock, read
+ * under RCU; the cgroup is held until replaced, so a removed one stays
+ * valid: no task is in it, nothing goes inline until the setting changes.
+ */
+static struct cgroup __rcu *iouh_scope;
+static char iouh_scope_path[256];
+static DEFINE_MUTEX(iouh_scope_lock);
+
+int iouh_scope_set(const char *val)
+{
+	struct cgroup *cgrp = NULL, *old;
+	char path[sizeof(iouh_scope_path)];
+
+	if (strscpy(path, val, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	strim(path);
+	if (path[0] && !IS_ENABLED(CONFIG_CGROUPS))
+		return -EOPNOTSUPP;
+	if (path[0] && path[0] != '/')
+		return -EINVAL;
+	if (path[0]) {
+		cgrp = cgroup_get_from_path(path);
+		if (IS_ERR(cgrp))
+			return PTR_ERR(cgrp);
+	}
+	mutex_lock(&iouh_scope_lock);
+	old = rcu_replace_pointer(iouh_scope, cgrp,
+				  lockdep_is_held(&iouh_scope_lock));
+	strscpy(iouh_scope_path, path, sizeof(iouh_scope_path));
+	mutex_unlock(&iouh_scope_lock);
+	if (old) {
+		/* an issue that read it under RCU is done with it */
+		synchronize_rcu();
+		cgroup_put(old);
+	}
+	return 0;
+}
+
+ssize_t iouh_scope_show(char *buf)
+{
+	struct cgroup *cgrp;
+	ssize_t ret;
+
+	guard(mutex)(&iouh_scope_lock);
+	cgrp = rcu_dereference_protected(iouh_scope,
+					 lockdep_is_held(&iouh_scope_lock));
+	ret = sysfs_emit(buf, "%s%s\n", iouh_scope_path,
+			 cgrp && !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE) ?
+			 " (removed)" : "");
+	return ret;
+}
+
+/* module exit: drop the held cgroup */
+void iouh_scope_exit(void)
+{
+	iouh_scope_set("");
+}
+
+/* current is a candidate: the setting is empty or names an ancestor */
+static bool iouh_in_scope(void)
+{
+	struct cgroup *cgrp;
+
+	if (!rcu_access_pointer(iouh_scope))
+		return true;
+	guard(rcu)();
+	cgrp = rcu_dereference(iouh_scope);
+	return !cgrp || task_under_cgroup_hierarchy(current, cgrp);
+}
+
+/*
  * io_uring_handoff_begin(), under uring_lock: issue @req inline in blocking
  * mode? Only with a worker held that can take the identity over.
  */
@@ -371,6 +445,8 @@ bool iouh_issue_begin(struct io_kiocb *req)
 
 	if (!op)
 		return false;
+	if (!iouh_in_scope())
+		return iouh_fallback(req, IOUH_FB_SCOPE);
 	/* only an io_uring_enter() can be finished by the worker */
 	if ((req->ctx->flags & IOUH_RING_REFUSED) || !tctx->handoff.file)
 		return iouh_fallback(req, IOUH_FB_RING);

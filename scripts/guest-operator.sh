@@ -20,12 +20,21 @@ op_check() {	# name, then a command that must succeed
 }
 
 # modinfo names the DKMS copy and documents every parameter
+# version dkms.conf's, hook_abi the kernel header's, every parameter described
 op_modinfo() {
+	local ver abi
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$REPO/dkms.conf")
+	abi=$(sed -n 's/^+#define IO_URING_HANDOFF_ABI[[:space:]]*\([0-9]*\)$/\1/p' \
+		"$REPO/core-hooks.patch")
 	modinfo -n $NAME | grep -q /updates/dkms/ &&
 	modinfo $NAME | grep -q '^description:' &&
-	modinfo $NAME | grep -q '^version:' &&
+	[ "$(modinfo -F version $NAME)" = "$ver" ] &&
+	[ "$(modinfo -F hook_abi $NAME)" = "$abi" ] &&
 	modinfo $NAME | grep -q '^parm: *enabled:.' &&
-	modinfo $NAME | grep -q '^parm: *policy:.'
+	modinfo $NAME | grep -q '^parm: *policy:.' &&
+	modinfo $NAME | grep -q '^parm: *cgroup:.' &&
+	! modinfo -p $NAME | grep -v '^[a-z_]*:[^ ]' ||
+		{ echo "version $(modinfo -F version $NAME) (dkms.conf $ver), hook_abi $(modinfo -F hook_abi $NAME) ($abi)"; modinfo -p $NAME; return 1; }
 }
 
 op_modprobe() {

@@ -69,6 +69,10 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 	    READ_ONCE(src->rmid) != READ_ONCE(dst->rmid))
 		return false;
 #endif
+	/* the switch to @dst reloads its selectors: null, as the issue's */
+	if (dst->thread.fsindex || dst->thread.gsindex || dst->thread.es ||
+	    dst->thread.ds)
+		return false;
 	/* set_thread_area() TLS would need load_TLS(), it has to be equal */
 	if (memcmp(src->thread.tls_array, dst->thread.tls_array,
 		   sizeof(src->thread.tls_array)))
