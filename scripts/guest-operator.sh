@@ -112,8 +112,11 @@ op_ab() {
 	grep -q '^enabled=0 ' /tmp/op.ab && grep -q '^enabled=1 ' /tmp/op.ab &&
 		grep -q 'min/median/max: ' /tmp/op.ab ||
 		{ echo "no table"; return 1; }
-	read -r n0 n1 < <(sed -n 's/^inline_issued *\([0-9]*\) *\([0-9]*\)$/\1 \2/p' /tmp/op.ab)
-	[ "${n0:-x}" = 0 ] && [ "${n1:-0}" -gt 0 ] ||
+	n0=none n1=none
+	# no /dev/fd in the guest: a here-string, not < <(...)
+	read -r n0 n1 <<< "$(sed -n 's/^inline_issued *\([0-9]*\) *\([0-9]*\)$/\1 \2/p' /tmp/op.ab)"
+	n0=${n0:-none} n1=${n1:-none}
+	[ "$n0" = 0 ] && [ "$n1" != none ] && [ "$n1" -gt 0 ] ||
 		{ echo "inline_issued moved $n0 (enabled=0), $n1 (enabled=1)"; return 1; }
 	[ "$(cat $SYSFS/enabled)" = 1 ] || { echo "enabled not restored"; return 1; }
 	"$ab" --rounds 2 --warmup 0 --csv -- true > /tmp/op.csv &&

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <liburing.h>
@@ -697,6 +698,43 @@ int t_window_widen(int ms)
 		fprintf(stderr,
 			"note: no debug_window_ms, the window stays short\n");
 	return ret;
+}
+
+void t_write_file(const char *dir, const char *name, const char *val)
+{
+	char path[PATH_MAX + 64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		t_fail("writing %s to %s: %s", val, path, strerror(errno));
+	close(fd);
+}
+
+void t_cgroup2_mount(char *mnt, size_t len)
+{
+	snprintf(mnt, len, "%s/cgroup2.%d", t_dir("IOUH_TMPFS"), (int)getpid());
+	if (mkdir(mnt, 0700))
+		t_fail("mkdir %s: %s", mnt, strerror(errno));
+	if (mount("none", mnt, "cgroup2", 0, NULL)) {
+		rmdir(mnt);
+		t_skip("mount cgroup2: %s", strerror(errno));
+	}
+}
+
+void t_cgroup2_umount(const char *mnt)
+{
+	umount2(mnt, MNT_DETACH);
+	rmdir(mnt);
+}
+
+void t_rmdir_busy(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 100 && rmdir(path) && errno == EBUSY; i++)
+		usleep(10 * 1000);
 }
 
 int t_delay_point(const char *name, int ms)

@@ -248,6 +248,17 @@ void t_remove_file(const char *name, pid_t tid);
  * last tracked goes first, so track a directory before what it holds.
  */
 void t_track(const char *path, int add);
+/* write @val to @dir/@name (a cgroup or sysfs file), fail on error */
+void t_write_file(const char *dir, const char *name, const char *val);
+/*
+ * Mount cgroup2 at a fresh directory in IOUH_TMPFS named for the pid, its
+ * path in @mnt; skip if it can't be mounted. t_cgroup2_umount() undoes it.
+ * Every cgroup2 mount shows the one hierarchy: name cgroups for the pid.
+ */
+void t_cgroup2_mount(char *mnt, size_t len);
+void t_cgroup2_umount(const char *mnt);
+/* rmdir(@path), again for up to a second while a cgroup still has tasks */
+void t_rmdir_busy(const char *path);
 /* read a small text file into @buf (NUL terminated), -1 on error */
 int t_read_text(const char *path, char *buf, size_t size);
 /* run @fn(@arg) in a new pthread and join it */

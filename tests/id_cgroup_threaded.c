@@ -30,33 +30,12 @@
 static char mnt[256], dom[300], thr[320], want[64];
 static pid_t owner;
 
-static void write_file(const char *dir, const char *file, const char *val)
-{
-	char path[400];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		t_fail("writing %s to %s: %s", val, path, strerror(errno));
-	close(fd);
-}
-
 /* "0::/path" of the calling thread, newline stripped */
 static void thread_cgroup(char *buf, size_t len)
 {
 	if (t_read_text("/proc/thread-self/cgroup", buf, len))
 		t_fail("reading /proc/thread-self/cgroup: %s", strerror(errno));
 	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* rmdir(), again for up to a second while the cgroup still has tasks */
-static void remove_cgroup(const char *path)
-{
-	int i;
-
-	for (i = 0; i < 100 && rmdir(path) && errno == EBUSY; i++)
-		usleep(10 * 1000);
 }
 
 static void cleanup(void)
@@ -66,25 +45,17 @@ static void cleanup(void)
 	if (getpid() != owner || !mnt[0])
 		return;
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	write_file(mnt, "cgroup.procs", pid);
-	remove_cgroup(thr);
-	remove_cgroup(dom);
-	umount2(mnt, MNT_DETACH);
-	rmdir(mnt);
+	t_write_file(mnt, "cgroup.procs", pid);
+	t_rmdir_busy(thr);
+	t_rmdir_busy(dom);
+	t_cgroup2_umount(mnt);
 }
 
 static void setup(void)
 {
 	char pid[32];
 
-	snprintf(mnt, sizeof(mnt), "%s/cgroup2.%d", t_dir("IOUH_TMPFS"),
-		 (int)getpid());
-	if (mkdir(mnt, 0700))
-		t_fail("mkdir %s: %s", mnt, strerror(errno));
-	if (mount("none", mnt, "cgroup2", 0, NULL)) {
-		rmdir(mnt);
-		t_skip("mount cgroup2: %s", strerror(errno));
-	}
+	t_cgroup2_mount(mnt, sizeof(mnt));
 	owner = getpid();
 	atexit(cleanup);
 	snprintf(dom, sizeof(dom), "%s/iouh-dom.%d", mnt, (int)getpid());
@@ -92,9 +63,9 @@ static void setup(void)
 	snprintf(want, sizeof(want), "0::/iouh-dom.%d/thr", (int)getpid());
 	if (mkdir(dom, 0755) || mkdir(thr, 0755))
 		t_fail("mkdir %s: %s", thr, strerror(errno));
-	write_file(thr, "cgroup.type", "threaded");
+	t_write_file(thr, "cgroup.type", "threaded");
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	write_file(dom, "cgroup.procs", pid);
+	t_write_file(dom, "cgroup.procs", pid);
 }
 
 static void *check(void *arg)
@@ -107,7 +78,7 @@ static void *check(void *arg)
 	/* the worker is forked here, in the domain cgroup */
 	t_force_init(&tf, "id_cgroup_threaded");
 	snprintf(tid, sizeof(tid), "%d", gettid());
-	write_file(thr, "cgroup.threads", tid);
+	t_write_file(thr, "cgroup.threads", tid);
 	thread_cgroup(got, sizeof(got));
 	if (strcmp(got, want))
 		t_fail("before the submit: %s, expected %s", got, want);
@@ -120,7 +91,7 @@ static void *check(void *arg)
 	t_expect_handoff(ho);
 	t_force_exit(&tf);
 	/* back to the domain, for the next run */
-	write_file(dom, "cgroup.threads", tid);
+	t_write_file(dom, "cgroup.threads", tid);
 	return NULL;
 }
 

@@ -34,18 +34,6 @@
 static char mnt[PATH_MAX], scope[PATH_MAX + 128], rel[128];
 static pid_t owner;
 
-static void write_file(const char *dir, const char *name, const char *val)
-{
-	char path[PATH_MAX + 64];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		t_fail("writing %s to %s: %s", val, path, strerror(errno));
-	close(fd);
-}
-
 /* write @val to the cgroup setting: 0 or the errno of the refusal */
 static int set_scope(const char *val)
 {
@@ -62,27 +50,16 @@ static int set_scope(const char *val)
 
 static void cleanup(void)
 {
-	int i;
-
 	if (getpid() != owner)
 		return;
 	set_scope("");
-	for (i = 0; i < 100 && rmdir(scope) && errno == EBUSY; i++)
-		usleep(10 * 1000);
-	umount2(mnt, MNT_DETACH);
-	rmdir(mnt);
+	t_rmdir_busy(scope);
+	t_cgroup2_umount(mnt);
 }
 
 static void setup(void)
 {
-	snprintf(mnt, sizeof(mnt), "%s/cgroup2.%d", t_dir("IOUH_TMPFS"),
-		 (int)getpid());
-	if (mkdir(mnt, 0700))
-		t_fail("mkdir %s: %s", mnt, strerror(errno));
-	if (mount("none", mnt, "cgroup2", 0, NULL)) {
-		rmdir(mnt);
-		t_skip("mount cgroup2: %s", strerror(errno));
-	}
+	t_cgroup2_mount(mnt, sizeof(mnt));
 	owner = getpid();
 	atexit(cleanup);
 	snprintf(rel, sizeof(rel), "/iouh-scope.%d", (int)getpid());
@@ -107,7 +84,7 @@ static void statx_child(const char *cgroup)
 	if (!child) {
 		if (cgroup) {
 			snprintf(pid, sizeof(pid), "%d", (int)getpid());
-			write_file(cgroup, "cgroup.procs", pid);
+			t_write_file(cgroup, "cgroup.procs", pid);
 		}
 		if (t_queue_init(8, &ring, 0))
 			t_fail("io_uring_queue_init");
@@ -158,12 +135,9 @@ static void test_inside_inline(void)
 static void test_removed_cgroup(void)
 {
 	char got[PATH_MAX], want[sizeof(rel) + 16];
-	int i;
-
-	for (i = 0; i < 100 && rmdir(scope) && errno == EBUSY; i++)
-		usleep(10 * 1000);
-	if (i == 100)
-		t_fail("rmdir %s: still busy", scope);
+	t_rmdir_busy(scope);
+	if (!access(scope, F_OK))
+		t_fail("rmdir %s: %s", scope, strerror(errno));
 	t_setting_get("cgroup", got, sizeof(got));
 	snprintf(want, sizeof(want), "%s (removed)\n", rel);
 	if (strcmp(got, want))
