@@ -22,7 +22,7 @@ SOAK_RUNS ?= 3
 
 .PHONY: help setup kernel kernel-debug kernel-arm64 module module-debug arm64 \
 	tests liburing operator test test-main test-debug test-arm64 \
-	liburing-baseline bench soak deb clean
+	liburing-baseline bench soak deb dkms-deb clean
 
 help:
 	@echo "make test     build the kernels, module, tests; run the main lane (project"
@@ -41,6 +41,8 @@ help:
 	@echo "make arm64    the arm64 lane's kernel, module and tests, into build/arm64"
 	@echo "make module   build module/ against that kernel, out of tree: build/module/module/"
 	@echo "make tests    build tests/ against liburing 2.15"
+	@echo "make dkms-deb the Debian package io-uring-handoff-dkms (the module's source"
+	@echo "              for DKMS, iouh-ab): build/dkms-deb/"
 	@echo "make deb      Debian kernel packages with the hooks, distro config, -handoff"
 	@echo "              (hours on 2 cores; not part of make test)"
 	@echo "make clean    remove build/ (the kernel cache stays)"
@@ -94,10 +96,14 @@ tests: kernel
 liburing: setup
 	@scripts/liburing.sh
 
-# the operator checks: the DKMS install the guest modprobes, a module built
-# against another hook ABI, the benchmark binary for rmmod under load
-operator: module
-	@scripts/dkms.sh $(KDIR)
+dkms-deb: setup
+	@scripts/dkms-deb.sh > /dev/null
+
+# the operator checks: the package installed with dpkg, DKMS's build of it
+# the guest modprobes, a module built against another hook ABI, the
+# benchmark binary for rmmod under load
+operator: module dkms-deb
+	@scripts/dkms.sh $(KDIR) $$(ls $(BUILD)/dkms-deb/io-uring-handoff-dkms_*_all.deb)
 	$(call build_module,$(BUILD)/module-badabi,$(KDIR),\
 		KCFLAGS="-include $(CURDIR)/tests/badabi.h")
 	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench

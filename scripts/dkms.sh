@@ -1,32 +1,40 @@
 #!/bin/bash
-# The operators' path for the test kernel: install its modules tree, as a
-# kernel package would, then run the README's DKMS commands as written (its
-# Operators block, from mkdir to dkms install, in the repo's directory), the
-# example kernel release replaced by the test kernel's, so the guest can
-# modprobe the DKMS copy. A README that drifts from what works fails here.
-# scripts/readme-dkms.sh reads the commands and checks their shapes.
-# usage: dkms.sh KDIR (a kernel build tree with core-hooks.patch)
+# The operators' path for the test kernel, the README's Operators section
+# on this machine (whose root the guest mounts):
+# 1. the kernel with the hooks, installed as far as DKMS looks: its modules
+#    tree with the build link (modules_install) and /boot/config-KVER, the
+#    file of a linux-image package by which dkms's postinst finds the
+#    newest kernel. The host's running kernel (Debian's) is skipped by
+#    dkms.conf's BUILD_EXCLUSIVE_CONFIG, which the output shows.
+# 2. io-uring-handoff-dkms installed with dpkg, as on a machine that never
+#    had the module: the package purged and every DKMS copy removed first.
+# 3. what DKMS made: the module installed for KVER under updates/dkms,
+#    signed with DKMS's key (which the test kernel trusts, kernel.sh).
+# The guest then modprobes it (guest-operator.sh).
+# usage: dkms.sh KDIR DEB (a kernel build tree with core-hooks.patch, the
+# package from dkms-deb.sh)
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/.." && pwd)
 KDIR=$1
+DEB=$2
 NAME=io_uring_handoff
-VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
+PKG=io-uring-handoff-dkms
 KVER=$(make -s -C "$KDIR" kernelrelease)
 log() { echo "dkms: $*" >&2; }
 
-# /lib/modules/$KVER with modules.dep and the build link
 make -s -C "$KDIR" modules_install INSTALL_MOD_PATH=/ >/dev/null
+cp "$KDIR/.config" "/boot/config-$KVER"
 
-cmds=$("$REPO/scripts/readme-dkms.sh" "$KVER")
+dpkg --purge "$PKG" >/dev/null 2>&1 || true
+dkms remove "$NAME" --all >/dev/null 2>&1 || true
+rm -rf /usr/src/"$NAME"-* /var/lib/dkms/"$NAME"
+log "dpkg -i $(basename "$DEB")"
+dpkg -i "$DEB" 2>&1 | sed 's/^/dkms:   /' >&2
+[ "${PIPESTATUS[0]}" = 0 ] || { log "dpkg -i failed"; exit 1; }
 
-# a clean slate, as on a machine that never had the module
-dkms remove -m "$NAME" -v "$VER" --all >/dev/null 2>&1 || true
-rm -rf "/usr/src/$NAME-$VER"
-log "README's commands for $KVER:"
-sed 's/^/dkms:   /' <<< "$cmds" >&2
-(cd "$REPO" && bash -euo pipefail -c "$cmds") >&2
+dkms status -m "$NAME" -k "$KVER" | grep -q ': installed' ||
+	{ log "DKMS did not install $NAME for $KVER"; dkms status >&2; exit 1; }
 ko=$(modinfo -k "$KVER" -n "$NAME")
 case "$ko" in
-*/updates/dkms/*) log "installed $ko" ;;
+*/updates/dkms/*) log "installed $ko, signer: $(modinfo -F signer "$ko")" ;;
 *) log "modinfo finds $ko, not the DKMS copy"; exit 1 ;;
 esac

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs in the guest, sourced by guest-run.sh: the operators' path. modprobe
-# through the DKMS install, modinfo, the ABI refusal, rmmod under load.
+# of what DKMS built from the package (scripts/dkms.sh), modinfo, its
+# signature, the ABI refusal, rmmod under load, iouh-ab as installed.
 # Uses record() from guest-run.sh.
 NAME=io_uring_handoff
 BADKO=$BUILD/module-badabi/module/$NAME.ko
@@ -100,11 +101,35 @@ op_rmmod_load() {
 	op_rmmod
 }
 
-# iouh-ab, the operators' A/B of any command (scripts/iouh-ab): a short
+# Secure Boot's half we can test: DKMS signed its copy with its own key
+# (scripts/dkms.sh), which the test kernel trusts as a machine trusts an
+# enrolled MOK (kernel.sh), so it loads without the unsigned-module taint:
+# out of tree (O) only. make module's copy, unsigned, shows E: the check
+# can fail.
+op_signed() {
+	local signer taint
+	signer=$(modinfo -F signer $NAME)
+	[ "$signer" = "DKMS module signing key" ] ||
+		{ echo "DKMS copy signed by '$signer'"; return 1; }
+	modprobe $NAME || return 1
+	taint=$(cat /sys/module/$NAME/taint)
+	op_rmmod || return 1
+	[ "$taint" = O ] || { echo "DKMS copy loaded with taint '$taint'"; return 1; }
+	insmod "$BUILD/module/module/$NAME.ko" || return 1
+	taint=$(cat /sys/module/$NAME/taint)
+	op_rmmod || return 1
+	case $taint in
+	*E*) echo "signed: taint O; unsigned: taint $taint" ;;
+	*) echo "unsigned copy loaded with taint '$taint', no E"; return 1 ;;
+	esac
+}
+
+# iouh-ab, the operators' A/B of any command, as the package installs it
+# (/usr/sbin/iouh-ab from io-uring-handoff-dkms, scripts/iouh-ab): a short
 # statx benchmark in both modes, inline issues counted only with enabled=1,
 # the CSV form, --watch, enabled restored, a clear refusal once unloaded
 op_ab() {
-	local ab=$REPO/scripts/iouh-ab n0 n1 rc
+	local ab=/usr/sbin/iouh-ab n0 n1 rc
 	modprobe $NAME policy=inline || return 1
 	"$ab" --rounds 2 --warmup 1 -- "$BENCH" --op statx \
 		--dir "$IOUH_TMPFS" --qd 1 --secs 1 > /tmp/op.ab || return 1
@@ -137,6 +162,7 @@ operator_checks() {
 	op_check badabi-refused op_badabi
 	op_check modprobe op_modprobe
 	op_check rmmod op_rmmod
+	op_check dkms-signed op_signed
 	op_check rmmod-under-load op_rmmod_load
 	op_check iouh-ab op_ab
 	# whatever the outcome, leave no benchmark and no module behind

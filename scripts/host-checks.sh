@@ -2,7 +2,8 @@
 # Host-side checks of make test, one "pass|fail NAME" line each on stdout:
 # the module refuses to build against a kernel without core-hooks.patch
 # (Debian 12's stock headers) with one line naming the patch; dkms.conf
-# selects kernels by the hooks' Kconfig symbol, not by their name.
+# selects kernels by the hooks' Kconfig symbol, not by their name; the
+# DKMS package passes lintian.
 set -u
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 hdr=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
@@ -28,16 +29,14 @@ fi
 
 # The stock headers under a name like a patched kernel's: dkms must exclude
 # them (exit 77, BUILD_EXCLUSIVE) before it builds anything, as their
-# .config lacks CONFIG_IO_URING_HANDOFF. A private source and dkms tree, so
-# the real installation is untouched.
+# .config lacks CONFIG_IO_URING_HANDOFF. The source is the package's
+# (make dkms-deb), unpacked to a private source and dkms tree, so the real
+# installation is untouched.
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
-src=$tmp/src/io_uring_handoff-$ver
-mkdir -p "$src" "$tmp/dkms"
-# what the README's commands copy, see readme-dkms.sh
 kver=${hdr##*/linux-headers-}-handoff
-copy=$("$REPO/scripts/readme-dkms.sh" "$kver" | sed -n 's|^cp -r \(.*\) /usr/src/.*$|\1|p')
-(cd "$REPO" && cp -r $copy "$src/")
-dkms_args=(-m io_uring_handoff -v "$ver" --sourcetree "$tmp/src"
+mkdir -p "$tmp/dkms"
+dpkg-deb -x "$REPO/build/dkms-deb/io-uring-handoff-dkms_${ver}_all.deb" "$tmp/root"
+dkms_args=(-m io_uring_handoff -v "$ver" --sourcetree "$tmp/root/usr/src"
 	   --dkmstree "$tmp/dkms")
 dkms add "${dkms_args[@]}" > /dev/null 2>&1
 out=$(dkms build "${dkms_args[@]}" -k "$kver" \
@@ -49,6 +48,15 @@ else
 	echo "fail host/dkms-excludes-unhooked"
 	echo "dkms build exited $rc:" >&2
 	echo "$out" | tail -n 20 >&2
+fi
+
+# The package as Debian would take it: lintian without an error or warning.
+if out=$(lintian "$REPO/build/dkms-deb/io-uring-handoff-dkms_${ver}_all.deb" 2>&1) &&
+   ! grep -q '^[EW]: ' <<< "$out"; then
+	echo "pass host/dkms-deb-lintian"
+else
+	echo "fail host/dkms-deb-lintian"
+	echo "$out" >&2
 fi
 
 # The state inventory: every field of task_struct, thread_struct (x86_64,

@@ -4,7 +4,7 @@
 # only the packages named below are taken from it.
 set -euo pipefail
 
-STAMP=${CACHE_DIR:-/var/cache/iouh}/host-setup.v3
+STAMP=${CACHE_DIR:-/var/cache/iouh}/host-setup.v4
 [ -f "$STAMP" ] && exit 0
 
 SRC=/etc/apt/sources.list.d/iouh-unstable.sources
@@ -30,7 +30,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils \
 	kmod qemu-system-x86 busybox-static e2fsprogs python3 rsync \
-	dkms gnuplot-nox dpkg-dev fakeroot linux-headers-amd64 \
+	dkms dh-dkms debhelper lintian gnuplot-nox dpkg-dev fakeroot linux-headers-amd64 \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm >/dev/null
 apt-get install -y -qq --no-install-recommends -t unstable liburing-dev >/dev/null
 mkdir -p "$(dirname "$STAMP")"

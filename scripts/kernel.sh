@@ -5,7 +5,8 @@
 # them, which patch skips), the fragments and RECIPE. Prints the
 # build directory (usable as KDIR for out-of-tree modules) on stdout.
 # usage: kernel.sh [test|debug|arm64]
-#   test	kernel/test.config + kernel/x86_64.config
+#   test	kernel/test.config + kernel/x86_64.config + kernel/signing.config,
+#		trusting DKMS's module signing key (created here if missing)
 #   debug	the test kernel + kernel/debug.config (lockdep, KASAN, ...)
 #   arm64	kernel/test.config + kernel/arm64.config, cross-built with
 #		Debian's gcc-aarch64-linux-gnu (an Image, not a bzImage)
@@ -25,7 +26,7 @@ K=$REPO/kernel
 # the host's ARCH, as they always were.
 IMAGE=bzImage
 case $VARIANT in
-test) CONFIGS=("$K/test.config" "$K/x86_64.config") ;;
+test) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/signing.config") ;;
 debug) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/debug.config") ;;
 arm64)
 	CONFIGS=("$K/test.config" "$K/arm64.config")
@@ -34,9 +35,26 @@ arm64)
 *) echo "kernel: unknown variant $VARIANT" >&2; exit 2 ;;
 esac
 
+# DKMS signs the modules it builds with its own key pair, made on first
+# use; the test kernel trusts that certificate, as a machine trusts a MOK
+# enrolled with mokutil. Made here first if missing, with DKMS's own
+# command (dkms's prepare_signing()), so the kernel can be built with it.
+MOK_KEY=${DKMS_MOK_KEY:-/var/lib/dkms/mok.key}
+MOK_CERT=${DKMS_MOK_CERT:-/var/lib/dkms/mok.pub}
+mok=
+if [ "$VARIANT" = test ]; then
+	if [ ! -f "$MOK_KEY" ] || [ ! -f "$MOK_CERT" ]; then
+		mkdir -p "$(dirname "$MOK_KEY")"
+		openssl req -new -x509 -nodes -days 36500 \
+			-subj "/CN=DKMS module signing key" -newkey rsa:2048 \
+			-keyout "$MOK_KEY" -outform DER -out "$MOK_CERT" >/dev/null 2>&1
+	fi
+	mok=$(sha256sum < "$MOK_CERT")
+fi
+
 # bump RECIPE when the build steps below change what ends up in the cache
 RECIPE=2
-key=$( { echo "$SRCVER $RECIPE $VARIANT"; sed -n '/^diff --git /,$p' "$PATCH"
+key=$( { echo "$SRCVER $RECIPE $VARIANT $mok"; sed -n '/^diff --git /,$p' "$PATCH"
 	  cat "${CONFIGS[@]}"; } | sha256sum | cut -c1-16)
 dir=$CACHE/kernel/$key
 log() { echo "kernel: $*" >&2; }
@@ -72,6 +90,11 @@ log "configuring $VARIANT (tinyconfig + ${CONFIGS[*]##*/})"
 make -s -C "$dir/src" O="$dir/obj" tinyconfig >/dev/null
 "$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/obj" \
 	"$dir/obj/.config" "${CONFIGS[@]}" >/dev/null
+if [ -n "$mok" ]; then
+	openssl x509 -inform DER -in "$MOK_CERT" -out "$dir/dkms-mok.pem"
+	"$dir/src/scripts/config" --file "$dir/obj/.config" \
+		--set-str SYSTEM_TRUSTED_KEYS "$dir/dkms-mok.pem"
+fi
 make -s -C "$dir/src" O="$dir/obj" olddefconfig >/dev/null
 # every option the fragments ask for must have survived olddefconfig (a
 # later fragment's value wins)
