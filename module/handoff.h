@@ -68,10 +68,13 @@ enum iouh_refusal {
 	IOUH_NR_REFUSALS,
 };
 
-/* policy.c: which requests go inline, and what happens when they sleep */
+/* policy.c: which requests go inline */
 bool iouh_issue_async(struct io_kiocb *req);
 bool iouh_issue_begin(struct io_kiocb *req);
-void iouh_issue_sleeping(struct task_struct *tsk);
+/* count and trace why @req didn't go inline, or slept in place */
+void iouh_count_fail(struct io_kiocb *req, enum iouh_counter why);
+/* the adaptive policy's estimate of @req's kind: it slept */
+void iouh_rate_slept(struct io_kiocb *req);
 /* the policy toggle: adaptive (true) or inline whenever a worker is held */
 extern bool iouh_adaptive;
 /* IOSQE_ASYNC requests go inline like the rest (true) or keep their punt */
@@ -85,6 +88,10 @@ void iouh_scope_exit(void);
 #define IOUH_BATCH_BUDGET_US	500
 extern unsigned int iouh_batch_budget_us;
 
+/* iowq_handoff.c: the worker side, a worker held at issue, the sleep */
+bool iouh_worker_reserve(struct io_uring_task *tctx);
+void iouh_issue_sleeping(struct task_struct *tsk);
+
 /*
  * identity.c: the lifecycle of a move. Allowed (at issue: IOUH_MOVABLE or
  * the refusal, which it counts), compatible with a worker (at its
@@ -92,7 +99,8 @@ extern unsigned int iouh_batch_budget_us;
  */
 enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk);
 ssize_t iouh_refusals_show(char *buf);
-bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst);
+/* state bound to the task_struct, refused on either side */
+enum iouh_refusal iouh_identity_bound_refusal(struct task_struct *tsk);
 bool iouh_identity_prepare(struct task_struct *tsk);
 /* non-zero only if the registers couldn't follow: the kernel kills the process */
 int iouh_identity_take(struct task_struct *src);

@@ -6,6 +6,7 @@
  *
  *  allowed	at issue, on the submitter: may its identity move at all
  *  compatible	at the reservation of a worker: can that worker take it
+ *		(iowq_handoff.c, with the rest of the worker side)
  *  prepare	at the first sleep, on the submitter: re-check, sync registers
  *  take	on the worker: the identity moves over
  *
@@ -22,7 +23,6 @@
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/delay.h>
-#include <linux/iocontext.h>
 #include <linux/posix-timers.h>
 #include <linux/ptrace.h>
 #include <linux/rseq.h>
@@ -112,8 +112,12 @@ ssize_t iouh_refusals_show(char *buf)
 	return len;
 }
 
-/* state that points at the task_struct rather than at the identity */
-static enum iouh_refusal iouh_identity_bound_refusal(struct task_struct *tsk)
+/*
+ * State that points at the task_struct rather than at the identity: refused
+ * at issue and at the sleep on the submitter, and on the worker at its
+ * reservation (iowq_handoff.c), where it would go with the identity.
+ */
+enum iouh_refusal iouh_identity_bound_refusal(struct task_struct *tsk)
 {
 #ifdef CONFIG_PERF_EVENTS
 	if (tsk->perf_event_ctxp)
@@ -193,71 +197,6 @@ enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk)
 	if (why != IOUH_MOVABLE)
 		this_cpu_inc(iouh_refusals[why]);
 	return why;
-}
-
-static int iouh_ioprio(struct task_struct *tsk)
-{
-	return tsk->io_context ? tsk->io_context->ioprio : 0;
-}
-
-/*
- * At the reservation, under io-wq's workers_lock (a raw spinlock, no
- * sleeping): can @dst take over the identity of @src? What doesn't move must
- * be equal; what moves must not land on state @dst can't give up.
- */
-bool iouh_identity_compatible(struct task_struct *src, struct task_struct *dst)
-{
-	bool same_ns;
-
-	if (dst->flags & PF_EXITING || dst->ptrace)
-		return false;
-	if (!same_thread_group(src, dst))
-		return false;
-	/* bound to @dst's task_struct, it would go with the identity */
-	if (iouh_identity_bound_refusal(dst) != IOUH_MOVABLE)
-		return false;
-#ifdef CONFIG_GENERIC_ENTRY
-	if (test_task_syscall_work(dst, SYSCALL_USER_DISPATCH))
-		return false;
-#endif
-	if (dst->mm != src->mm || dst->files != src->files ||
-	    dst->fs != src->fs || dst->nsproxy != src->nsproxy)
-		return false;
-	/* the identity must not gain no_new_privs */
-	if (task_no_new_privs(dst) && !task_no_new_privs(src))
-		return false;
-#ifdef CONFIG_SECCOMP
-	/* seccomp filters are per-thread, the identity must not escape them */
-	if (dst->seccomp.mode != src->seccomp.mode ||
-	    dst->seccomp.filter != src->seccomp.filter)
-		return false;
-#endif
-#ifdef CONFIG_SYSVIPC
-	/* the SEM_UNDO list moves, see iouh_take_undo_list() */
-	if (dst->sysvsem.undo_list &&
-	    dst->sysvsem.undo_list != src->sysvsem.undo_list)
-		return false;
-#endif
-#ifdef CONFIG_NUMA
-	if (dst->mempolicy)
-		return false;
-#endif
-	/* prctl speculation controls (the TIF ones are the arch's) */
-	if (task_spec_ssb_disable(src) != task_spec_ssb_disable(dst) ||
-	    task_spec_ssb_noexec(src) != task_spec_ssb_noexec(dst) ||
-	    task_spec_ssb_force_disable(src) !=
-	    task_spec_ssb_force_disable(dst) ||
-	    task_spec_ib_disable(src) != task_spec_ib_disable(dst) ||
-	    task_spec_ib_force_disable(src) != task_spec_ib_force_disable(dst))
-		return false;
-	/* the io_context is shared with the worker's creator, doesn't move */
-	if (iouh_ioprio(src) != iouh_ioprio(dst))
-		return false;
-	/* the creds move, the user namespace must not change with them */
-	rcu_read_lock();
-	same_ns = __task_cred(dst)->user_ns == __task_cred(src)->user_ns;
-	rcu_read_unlock();
-	return same_ns && iouh_arch_compatible(src, dst);
 }
 
 /* at the first sleep, on current: re-check, then sync the user state */

@@ -10,7 +10,8 @@
  * identity: a request that could not be handed off must not go inline. The
  * kernel blocks the submitter's signals and sets PF_IO_HANDOFF for the issue
  * (io_uring/handoff_hooks.c); if it sleeps, the scheduler calls
- * iouh_issue_sleeping(), which hands the identity to the held worker.
+ * iouh_issue_sleeping() (iowq_handoff.c), which hands the identity to the
+ * held worker.
  */
 #include "handoff.h"
 #include "handoff_trace.h"
@@ -208,7 +209,7 @@ static void iouh_rate_issued(struct iouh_rate *r)
  * From the scheduler hook: no allocation, no lock, no walk. An adaptive
  * issue of a sleepy estimate is a probe: it slept too, probe less often.
  */
-static void iouh_rate_slept(struct io_kiocb *req)
+void iouh_rate_slept(struct io_kiocb *req)
 {
 	struct iouh_rate *r = iouh_rate_of(req, false);
 
@@ -302,7 +303,7 @@ static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 				 IORING_SETUP_SQ_REWIND)
 
 /* count and trace why @req didn't go inline, or slept in place */
-static void iouh_count_fail(struct io_kiocb *req, enum iouh_counter why)
+void iouh_count_fail(struct io_kiocb *req, enum iouh_counter why)
 {
 	iouh_count(why);
 	trace_io_uring_handoff_fail(req, iouh_counter_names[why]);
@@ -471,31 +472,11 @@ bool iouh_issue_begin(struct io_kiocb *req)
 	if (iouh_batch_spent(req, tctx))
 		return iouh_fallback(req, IOUH_FB_BUDGET);
 	/* without one, io-wq forks one for next time and this one goes there */
-	if (!io_wq_handoff_reserve(tctx, iouh_identity_compatible)) {
+	if (!iouh_worker_reserve(tctx)) {
 		iouh_rate_unissued(rate);
 		return iouh_fallback(req, IOUH_FB_WORKER);
 	}
 	iouh_rate_issued(rate);
 	iouh_count(IOUH_INLINE_ISSUED);
 	return true;
-}
-
-/*
- * The scheduler's hook, current is about to sleep for the first time in an
- * inline issue. Hands the identity to the held worker, unless the issue is in
- * a section that needs the ring lock or the identity got bound to this
- * task_struct meanwhile: then it sleeps in place. Must not sleep itself.
- */
-void iouh_issue_sleeping(struct task_struct *tsk)
-{
-	struct io_kiocb *req = tsk->io_uring->handoff.req;
-
-	iouh_rate_slept(req);
-	if (req->ctx->submit_lock_depth)
-		return iouh_count_fail(req, IOUH_BLOCKED_LOCK);
-	if (!iouh_identity_prepare(tsk))
-		return iouh_count_fail(req, IOUH_BLOCKED_TASK);
-	trace_io_uring_handoff(req, tsk);
-	iouh_count(IOUH_HANDOFFS);
-	io_uring_handoff_commit(tsk);
 }

@@ -3,7 +3,7 @@
  * State bound to the io-wq worker's task_struct must not come along when
  * that worker takes over the thread's identity: a per-task perf event
  * opened on the worker's tid keeps counting the worker, never the thread.
- * Review item E10: the worker check (iouh_identity_compatible()) looked
+ * Review item E10: the worker check (iouh_worker_compatible()) looked
  * only at the submitter's bound state, not at the worker's.
  *
  * The thread makes itself warm (its idle worker W), opens a software

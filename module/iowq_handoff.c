@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The io-wq side of a handoff: the worker that takes the identity over.
+ *
+ *  reserve	at issue, the submitter holds an idle io-wq worker of its own
+ *		that can take its identity, or the request takes the stock
+ *		punt (io-wq forks a worker for next time)
+ *  compatible	io-wq asks, for each idle worker, under its workers_lock
+ *  sleeping	the scheduler's hook at the submitter's first sleep: the
+ *		commit wakes the held worker, which takes the identity
+ *		(identity.c) and finishes the io_uring_enter()
+ *
+ * The kernel's half of each is io_wq_handoff_reserve() (io_uring/io-wq.c),
+ * io_uring_handoff_commit() and _take() (io_uring/handoff_hooks.c).
+ */
+#include <linux/cred.h>
+#include <linux/iocontext.h>
+#include <linux/sched/signal.h>
+
+#include "handoff.h"
+#include "handoff_trace.h"
+
+static int iouh_ioprio(struct task_struct *tsk)
+{
+	return tsk->io_context ? tsk->io_context->ioprio : 0;
+}
+
+/*
+ * At the reservation, under io-wq's workers_lock (a raw spinlock, no
+ * sleeping): can @dst take over the identity of @src? What doesn't move must
+ * be equal; what moves must not land on state @dst can't give up.
+ */
+static bool iouh_worker_compatible(struct task_struct *src,
+				   struct task_struct *dst)
+{
+	bool same_ns;
+
+	if (dst->flags & PF_EXITING || dst->ptrace)
+		return false;
+	if (!same_thread_group(src, dst))
+		return false;
+	/* bound to @dst's task_struct, it would go with the identity */
+	if (iouh_identity_bound_refusal(dst) != IOUH_MOVABLE)
+		return false;
+#ifdef CONFIG_GENERIC_ENTRY
+	if (test_task_syscall_work(dst, SYSCALL_USER_DISPATCH))
+		return false;
+#endif
+	if (dst->mm != src->mm || dst->files != src->files ||
+	    dst->fs != src->fs || dst->nsproxy != src->nsproxy)
+		return false;
+	/* the identity must not gain no_new_privs */
+	if (task_no_new_privs(dst) && !task_no_new_privs(src))
+		return false;
+#ifdef CONFIG_SECCOMP
+	/* seccomp filters are per-thread, the identity must not escape them */
+	if (dst->seccomp.mode != src->seccomp.mode ||
+	    dst->seccomp.filter != src->seccomp.filter)
+		return false;
+#endif
+#ifdef CONFIG_SYSVIPC
+	/* the SEM_UNDO list moves, see iouh_take_undo_list() */
+	if (dst->sysvsem.undo_list &&
+	    dst->sysvsem.undo_list != src->sysvsem.undo_list)
+		return false;
+#endif
+#ifdef CONFIG_NUMA
+	if (dst->mempolicy)
+		return false;
+#endif
+	/* prctl speculation controls (the TIF ones are the arch's) */
+	if (task_spec_ssb_disable(src) != task_spec_ssb_disable(dst) ||
+	    task_spec_ssb_noexec(src) != task_spec_ssb_noexec(dst) ||
+	    task_spec_ssb_force_disable(src) !=
+	    task_spec_ssb_force_disable(dst) ||
+	    task_spec_ib_disable(src) != task_spec_ib_disable(dst) ||
+	    task_spec_ib_force_disable(src) != task_spec_ib_force_disable(dst))
+		return false;
+	/* the io_context is shared with the worker's creator, doesn't move */
+	if (iouh_ioprio(src) != iouh_ioprio(dst))
+		return false;
+	/* the creds move, the user namespace must not change with them */
+	rcu_read_lock();
+	same_ns = __task_cred(dst)->user_ns == __task_cred(src)->user_ns;
+	rcu_read_unlock();
+	return same_ns && iouh_arch_compatible(src, dst);
+}
+
+/*
+ * Issue time: hold an idle worker that can take current's identity until the
+ * issue ends or hands off. False: none, the request takes the stock punt.
+ */
+bool iouh_worker_reserve(struct io_uring_task *tctx)
+{
+	return io_wq_handoff_reserve(tctx, iouh_worker_compatible);
+}
+
+/*
+ * The scheduler's hook, current is about to sleep for the first time in an
+ * inline issue. Hands the identity to the held worker, unless the issue is in
+ * a section that needs the ring lock or the identity got bound to this
+ * task_struct meanwhile: then it sleeps in place. Must not sleep itself.
+ */
+void iouh_issue_sleeping(struct task_struct *tsk)
+{
+	struct io_kiocb *req = tsk->io_uring->handoff.req;
+
+	iouh_rate_slept(req);
+	if (req->ctx->submit_lock_depth)
+		return iouh_count_fail(req, IOUH_BLOCKED_LOCK);
+	if (!iouh_identity_prepare(tsk))
+		return iouh_count_fail(req, IOUH_BLOCKED_TASK);
+	trace_io_uring_handoff(req, tsk);
+	iouh_count(IOUH_HANDOFFS);
+	io_uring_handoff_commit(tsk);
+}
