@@ -25,8 +25,12 @@ make -s -C "$KDIR" modules_install INSTALL_MOD_PATH=/ >/dev/null
 cp "$KDIR/.config" "/boot/config-$KVER"
 
 dpkg --purge "$PKG" >/dev/null 2>&1 || true
-dkms remove "$NAME" --all >/dev/null 2>&1 || true
-rm -rf /usr/src/"$NAME"-* /var/lib/dkms/"$NAME"
+for v in /var/lib/dkms/"$NAME"/*/; do
+	[ -d "$v" ] && dkms remove -m "$NAME" -v "$(basename "$v")" --all >/dev/null 2>&1
+done
+# what a removal may leave: a copy dkms didn't track, the source
+rm -rf /usr/src/"$NAME"-* /var/lib/dkms/"$NAME" /lib/modules/*/updates/dkms/"$NAME".ko*
+depmod "$KVER"
 log "dpkg -i $(basename "$DEB")"
 dpkg -i "$DEB" 2>&1 | sed 's/^/dkms:   /' >&2
 [ "${PIPESTATUS[0]}" = 0 ] || { log "dpkg -i failed"; exit 1; }
@@ -35,6 +39,11 @@ dkms status -m "$NAME" -k "$KVER" | grep -q ': installed' ||
 	{ log "DKMS did not install $NAME for $KVER"; dkms status >&2; exit 1; }
 ko=$(modinfo -k "$KVER" -n "$NAME")
 case "$ko" in
-*/updates/dkms/*) log "installed $ko, signer: $(modinfo -F signer "$ko")" ;;
+*/updates/dkms/*) ;;
 *) log "modinfo finds $ko, not the DKMS copy"; exit 1 ;;
 esac
+# the test kernel checks signatures (kernel/signing.config)
+signer=$(modinfo -F signer "$ko")
+[ "$signer" = "DKMS module signing key" ] ||
+	{ log "$ko: signed by '$signer', not by DKMS's key"; exit 1; }
+log "installed $ko, signed by DKMS's key"

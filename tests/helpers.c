@@ -495,10 +495,37 @@ long long t_force_block(struct t_force *tf)
 	return t_force_block_flags(tf, 0);
 }
 
-void t_run_leader_and_thread(void *(*fn)(void *))
+/* t_run_leader_and_thread()'s body, wrapped: no cast between fn and data */
+struct t_body {
+	void (*fn)(bool leader);
+};
+
+static void *t_body_thread(void *arg)
 {
-	fn((void *)1);
-	t_run_in_thread(fn, NULL);
+	struct t_body *body = arg;
+
+	body->fn(false);
+	return NULL;
+}
+
+void t_run_leader_and_thread(void (*fn)(bool leader))
+{
+	struct t_body body = { .fn = fn };
+
+	fn(true);
+	t_run_in_thread(t_body_thread, &body);
+}
+
+bool t_wait_until(bool (*cond)(void *arg), void *arg, int polls, int ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	while (polls-- > 0) {
+		if (cond(arg))
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
 }
 
 void t_fifo_init(struct t_fifo *f, const char *name)

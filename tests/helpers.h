@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,9 @@
 #define T_PASS	0
 #define T_FAIL	1
 #define T_SKIP	77
+
+/* the longest a forked test child may live before alarm() kills it */
+#define T_CHILD_LIFE_S	40
 
 #define t_fail(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); \
 		       fputc('\n', stderr); exit(T_FAIL); } while (0)
@@ -263,7 +267,16 @@ void t_rmdir_busy(const char *path);
 int t_read_text(const char *path, char *buf, size_t size);
 /* run @fn(@arg) in a new pthread and join it */
 void t_run_in_thread(void *(*fn)(void *), void *arg);
-/* run @fn as the group leader (@arg 1), then in a new thread (@arg NULL) */
-void t_run_leader_and_thread(void *(*fn)(void *));
+/*
+ * Run @fn(true) in the calling thread, the group leader, then @fn(false) in
+ * a new pthread and join it.
+ */
+void t_run_leader_and_thread(void (*fn)(bool leader));
+/*
+ * Call @cond(@arg) until it returns true, at most @polls times, @ms apart:
+ * whether it did. A count of polls, not a deadline, so the wait stretches
+ * on a slow (debug) kernel, as T_IDLE_WORKER_POLLS does.
+ */
+bool t_wait_until(bool (*cond)(void *arg), void *arg, int polls, int ms);
 
 #endif

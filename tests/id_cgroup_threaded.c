@@ -68,13 +68,13 @@ static void setup(void)
 	t_write_file(dom, "cgroup.procs", pid);
 }
 
-static void *check(void *arg)
+static void test_thread_cgroup_kept(bool leader)
 {
 	char tid[32], got[256];
 	long long ho;
 	struct t_force tf;
 
-	(void)arg;
+	(void)leader;
 	/* the worker is forked here, in the domain cgroup */
 	t_force_init(&tf, "id_cgroup_threaded");
 	snprintf(tid, sizeof(tid), "%d", gettid());
@@ -92,12 +92,11 @@ static void *check(void *arg)
 	t_force_exit(&tf);
 	/* back to the domain, for the next run */
 	t_write_file(dom, "cgroup.threads", tid);
-	return NULL;
 }
 
 int main(void)
 {
 	setup();
-	t_run_leader_and_thread(check);
+	t_run_leader_and_thread(test_thread_cgroup_kept);
 	return T_PASS;
 }

@@ -18,7 +18,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include "helpers.h"
@@ -73,12 +72,28 @@ static void *thread_fn(void *arg)
 	return NULL;
 }
 
+struct reap_poll {
+	pid_t pid;
+	int st;
+};
+
+/* has the test process exited: waitpid(WNOHANG) reaped it */
+static bool process_reaped(void *arg)
+{
+	struct reap_poll *r = arg;
+	pid_t ret = waitpid(r->pid, &r->st, WNOHANG);
+
+	if (ret && ret != r->pid)
+		t_fail("waitpid test process: %s", strerror(errno));
+	return ret == r->pid;
+}
+
 /* a test process whose leader does it, its exit code must reach us */
 static void leader_part(void)
 {
-	struct timespec ms = { 0, 10 * 1000 * 1000 };
-	pid_t pid, ret;
-	int st, i;
+	struct reap_poll r;
+	pid_t pid;
+	int st;
 
 	pid = fork();
 	if (pid < 0)
@@ -88,16 +103,10 @@ static void leader_part(void)
 		fork_and_reap("leader");
 		exit(LEADER_CODE);
 	}
-	for (i = 0; i < 2000; i++) {
-		ret = waitpid(pid, &st, WNOHANG);
-		if (ret == pid)
-			break;
-		if (ret)
-			t_fail("waitpid test process: %s", strerror(errno));
-		nanosleep(&ms, NULL);
-	}
-	if (ret != pid)
+	r.pid = pid;
+	if (!t_wait_until(process_reaped, &r, 2000, 10))
 		t_fail("test process %d never reported its exit", pid);
+	st = r.st;
 	if (WIFSIGNALED(st))
 		t_fail("test process killed by signal %d", WTERMSIG(st));
 	if (!WIFEXITED(st))

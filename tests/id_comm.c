@@ -15,7 +15,7 @@
 #include <sys/prctl.h>
 #include "helpers.h"
 
-static void *check(void *arg)
+static void *test_comm_kept(void *arg)
 {
 	const char *name = arg;
 	char got[32], proc[64];
@@ -46,7 +46,7 @@ static void *check(void *arg)
 
 int main(void)
 {
-	t_run_in_thread(check, (void *)"iouh-comm");
-	check((void *)"iouh-leader");
+	t_run_in_thread(test_comm_kept, (void *)"iouh-comm");
+	test_comm_kept((void *)"iouh-leader");
 	return T_PASS;
 }

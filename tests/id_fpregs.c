@@ -441,15 +441,14 @@ static void run(unsigned int variant, const char *who)
 	t_force_exit(&tf);
 }
 
-static void *check(void *arg)
+static void test_regs_kept(bool leader)
 {
-	check_arch(arg ? "leader" : "thread");
-	return NULL;
+	check_arch(leader ? "leader" : "thread");
 }
 
 int main(void)
 {
-	t_run_leader_and_thread(check);
+	t_run_leader_and_thread(test_regs_kept);
 	return T_PASS;
 }
 #else

@@ -66,7 +66,7 @@ static int set_loginuid(unsigned long uid)
 	return err;
 }
 
-static void *loginuid_case(void *leader)
+static void test_loginuid_kept(bool leader)
 {
 	const char *who = leader ? "child's group leader" : "thread";
 	struct audit_ids before, want, after;
@@ -95,6 +95,13 @@ static void *loginuid_case(void *leader)
 		     want.sessionid);
 	t_expect_handoff(ho);
 	t_force_exit(&tf);
+}
+
+/* the non-leader thread's run, for t_run_in_thread() */
+static void *loginuid_thread(void *arg)
+{
+	(void)arg;
+	test_loginuid_kept(false);
 	return NULL;
 }
 
@@ -109,7 +116,7 @@ static void leader_child(void)
 	if (!pid) {
 		/* a hang here ends the child, and the parent fails */
 		alarm(25);
-		loginuid_case((void *)1);
+		test_loginuid_kept(true);
 		exit(T_PASS);
 	}
 	if (waitpid(pid, &st, 0) != pid)
@@ -130,7 +137,7 @@ int main(void)
 		t_skip("needs root");
 	t_dir("IOUH_EXT4");
 	read_ids(&main_ids);
-	t_run_in_thread(loginuid_case, NULL);
+	t_run_in_thread(loginuid_thread, NULL);
 	read_ids(&now);
 	if (now.loginuid != main_ids.loginuid ||
 	    now.sessionid != main_ids.sessionid)

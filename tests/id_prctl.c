@@ -44,7 +44,7 @@ static unsigned long long start_time(void)
 	return t;
 }
 
-static void *check(void *arg)
+static void *test_prctl_kept(void *arg)
 {
 	const char *who = arg;
 	unsigned long long start = start_time();
@@ -94,7 +94,7 @@ static void *check(void *arg)
 
 int main(void)
 {
-	t_run_in_thread(check, (void *)"thread");
-	check((void *)"leader");
+	t_run_in_thread(test_prctl_kept, (void *)"thread");
+	test_prctl_kept((void *)"leader");
 	return T_PASS;
 }

@@ -314,10 +314,27 @@ static void *pi_wait(void *arg)
 	return NULL;
 }
 
+struct futex_poll {
+	pthread_mutex_t *m;
+	/* the last poll's futex word */
+	unsigned int word;
+};
+
+/* FUTEX_WAITERS: the waiter is in FUTEX_LOCK_PI, pi_state is ours */
+static bool futex_has_waiters(void *arg)
+{
+	struct futex_poll *p = arg;
+
+	p->word = __atomic_load_n((unsigned int *)&p->m->__data.__lock,
+				  __ATOMIC_ACQUIRE);
+	return p->word & FUTEX_WAITERS;
+}
+
 static void *pi_futex_owner(void *arg)
 {
 	const char *what = "(d) PI futex owner";
-	struct timespec ms = { 0, 1000 * 1000 }, end;
+	struct futex_poll fw = { 0 };
+	struct timespec end;
 	struct pi_waiter w = { 0 };
 	pthread_mutexattr_t ma;
 	pthread_mutex_t m;
@@ -325,7 +342,7 @@ static void *pi_futex_owner(void *arg)
 	unsigned int word;
 	struct t_force tf;
 	pthread_t t;
-	int ret, i;
+	int ret;
 
 	(void)arg;
 	t_force_init(&tf, NAME);
@@ -343,17 +360,10 @@ static void *pi_futex_owner(void *arg)
 	ret = pthread_create(&t, NULL, pi_wait, &w);
 	if (ret)
 		t_fail("pthread_create: %s", strerror(ret));
-	/* FUTEX_WAITERS: the waiter is in FUTEX_LOCK_PI, pi_state is ours */
-	for (i = 0; i < 2000; i++) {
-		word = __atomic_load_n((unsigned int *)&m.__data.__lock,
-				       __ATOMIC_ACQUIRE);
-		if (word & FUTEX_WAITERS)
-			break;
-		nanosleep(&ms, NULL);
-	}
-	if (!(word & FUTEX_WAITERS))
+	fw.m = &m;
+	if (!t_wait_until(futex_has_waiters, &fw, 2000, 1))
 		t_fail("%s: the waiter did not block in the kernel (futex %#x)",
-		     what, word);
+		     what, fw.word);
 	usleep(100 * 1000);
 
 	refused_block(&tf, &r, "pi_futex");

@@ -72,9 +72,9 @@ static void check_cpu(int want, const char *who, const char *when)
 		     getcpu_sys(), want);
 }
 
-static void *check(void *arg)
+static void test_rseq_kept(bool leader)
 {
-	const char *who = arg ? "leader" : "thread";
+	const char *who = leader ? "leader" : "thread";
 	int a, b = -1, err;
 	cpu_set_t all;
 	long long ho;
@@ -111,13 +111,12 @@ static void *check(void *arg)
 	if (sched_setaffinity(0, sizeof(all), &all))
 		t_fail("sched_setaffinity: %s", strerror(errno));
 	t_force_exit(&tf);
-	return NULL;
 }
 
 int main(void)
 {
 	if (__rseq_size == 0)
 		t_skip("glibc did not register rseq");
-	t_run_leader_and_thread(check);
+	t_run_leader_and_thread(test_rseq_kept);
 	return T_PASS;
 }

@@ -111,9 +111,9 @@ static void compare(const struct acct *b, const struct acct *a,
 			MONO(who, io_keys[i], b->io[i], a->io[i]);
 }
 
-static void *check(void *arg)
+static void test_rusage_monotonic(bool leader)
 {
-	const char *who = arg ? "leader" : "thread";
+	const char *who = leader ? "leader" : "thread";
 	struct acct before, after;
 	long long ho;
 	struct t_force tf;
@@ -128,11 +128,10 @@ static void *check(void *arg)
 	compare(&before, &after, who);
 	t_expect_handoff(ho);
 	t_force_exit(&tf);
-	return NULL;
 }
 
 int main(void)
 {
-	t_run_leader_and_thread(check);
+	t_run_leader_and_thread(test_rusage_monotonic);
 	return T_PASS;
 }

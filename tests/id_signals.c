@@ -127,9 +127,9 @@ static void wait_usr1(void)
 		sched_yield();
 }
 
-static void *check(void *arg)
+static void test_signal_state_kept(bool leader)
 {
-	const char *who = arg ? "leader" : "thread";
+	const char *who = leader ? "leader" : "thread";
 	struct sender s = { .tid = gettid() };
 	sigset_t mask, pend;
 	stack_t ss;
@@ -197,11 +197,10 @@ static void *check(void *arg)
 		t_fail("sigaltstack disable: %s", strerror(errno));
 	free(alt_lo);
 	t_force_exit(&tf);
-	return NULL;
 }
 
 int main(void)
 {
-	t_run_leader_and_thread(check);
+	t_run_leader_and_thread(test_signal_state_kept);
 	return T_PASS;
 }

@@ -36,7 +36,7 @@ static unsigned long task_flags(void)
 	return flags & HISTORY;
 }
 
-static void *test_flags_kept(void *leader)
+static void test_flags_kept(bool leader)
 {
 	unsigned long before, after;
 	struct t_force tf;
@@ -51,7 +51,6 @@ static void *test_flags_kept(void *leader)
 		       leader ? "leader" : "thread", after, before);
 	t_expect_handoff(ho);
 	t_force_exit(&tf);
-	return NULL;
 }
 
 int main(void)

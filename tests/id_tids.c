@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "helpers.h"
 
@@ -62,22 +61,33 @@ static int user_tids(int *tids)
 	return out;
 }
 
+struct tids_poll {
+	const int *before;
+	int n;
+	/* the last poll's count */
+	int m;
+};
+
+static bool tids_back(void *arg)
+{
+	struct tids_poll *p = arg;
+	int now[MAX_TIDS];
+
+	p->m = user_tids(now);
+	return p->m == p->n && !memcmp(now, p->before, p->n * sizeof(*now));
+}
+
 /*
  * The set must come back. A demoted task renames itself to iou-wrk-* only
  * once it is released as a worker, so give that a moment.
  */
 static void same_tids(const int *before, int n)
 {
-	struct timespec ms = { 0, 1000 * 1000 };
-	int now[MAX_TIDS], m = 0, i;
+	struct tids_poll p = { .before = before, .n = n };
 
-	for (i = 0; i < 2000; i++) {
-		m = user_tids(now);
-		if (m == n && !memcmp(now, before, n * sizeof(*now)))
-			return;
-		nanosleep(&ms, NULL);
-	}
-	t_fail("/proc/self/task: %d user threads before, %d after", n, m);
+	if (!t_wait_until(tids_back, &p, 2000, 1))
+		t_fail("/proc/self/task: %d user threads before, %d after", n,
+		       p.m);
 }
 
 static void check_proc_links(pid_t pid, pid_t tid)
@@ -94,9 +104,8 @@ static void check_proc_links(pid_t pid, pid_t tid)
 		t_fail("/proc/thread-self is %s, expected %s", link, want);
 }
 
-static void *check(void *arg)
+static void test_tids_kept(bool leader)
 {
-	int leader = arg != NULL;
 	pid_t tid, pid, ppid;
 	int before[MAX_TIDS], n;
 	long long ho;
@@ -125,7 +134,6 @@ static void *check(void *arg)
 	same_tids(before, n);
 	t_expect_handoff(ho);
 	t_force_exit(&tf);
-	return NULL;
 }
 
 /* a third thread that just sits there, so the group has bystanders */
@@ -147,7 +155,7 @@ int main(void)
 		t_fail("pipe: %s", strerror(errno));
 	if (pthread_create(&t, NULL, bystander, &p[0]))
 		t_fail("pthread_create");
-	t_run_leader_and_thread(check);
+	t_run_leader_and_thread(test_tids_kept);
 	if (write(p[1], "x", 1) != 1)
 		t_fail("write: %s", strerror(errno));
 	pthread_join(t, NULL);

@@ -131,9 +131,9 @@ static void set_gs(unsigned long base)
 }
 #endif
 
-static void *check(void *arg)
+static void test_tls_kept(bool leader)
 {
-	const char *who = arg ? "leader" : "thread";
+	const char *who = leader ? "leader" : "thread";
 #ifdef __x86_64__
 	unsigned long fs, gs;
 #endif
@@ -149,7 +149,7 @@ static void *check(void *arg)
 	self = pthread_self();
 #ifdef __x86_64__
 	fs = seg_base(ARCH_GET_FS);
-	gs = (unsigned long)gs_target + (arg ? 8 : 16);
+	gs = (unsigned long)gs_target + (leader ? 8 : 16);
 	set_gs(gs);
 	if (seg_base(ARCH_GET_GS) != gs)
 		t_fail("ARCH_SET_GS did not take");
@@ -178,11 +178,10 @@ static void *check(void *arg)
 	check_tpidr(&tf, who);
 #endif
 	t_force_exit(&tf);
-	return NULL;
 }
 
 int main(void)
 {
-	t_run_leader_and_thread(check);
+	t_run_leader_and_thread(test_tls_kept);
 	return T_PASS;
 }

@@ -46,7 +46,7 @@ static void fill(unsigned char *buf, int seed)
 		buf[i] = pattern(i, seed);
 }
 
-static void check(const unsigned char *buf, int seed, const char *what)
+static void expect_pattern(const unsigned char *buf, int seed, const char *what)
 {
 	int i;
 
@@ -90,7 +90,7 @@ static void read_chunk(struct io_uring *ring, int fd, unsigned char *buf,
 	res = submit_one(ring, NULL);
 	if (res != CHUNK)
 		t_fail("%s: res %d, expected %d", what, res, CHUNK);
-	check(buf, 1, what);
+	expect_pattern(buf, 1, what);
 }
 
 static void test_read_inline(struct io_uring *ring, int fd)
@@ -121,7 +121,7 @@ static void test_write_inline(struct io_uring *ring, int fd)
 		t_fail("write to tmpfs: res %d, expected %d", res, CHUNK);
 	if (pread(fd, dst, CHUNK, CHUNK) != CHUNK)
 		t_fail("pread: %s", strerror(errno));
-	check(dst, 2, "write to tmpfs");
+	expect_pattern(dst, 2, "write to tmpfs");
 	t_expect_inline(in, 1);
 }
 
@@ -211,7 +211,7 @@ static void test_buffer_select_punted(struct io_uring *ring, int fd)
 	res = submit_one(ring, &cflags);
 	if (res != CHUNK || !(cflags & IORING_CQE_F_BUFFER))
 		t_fail("buffer select read: res %d, flags %#x", res, cflags);
-	check(bufs, 1, "buffer select read");
+	expect_pattern(bufs, 1, "buffer select read");
 	t_expect_no_inline(in);
 	t_expect_moved("fallback_request", fb);
 }

@@ -42,7 +42,6 @@
 #define FAULT_MS	20000
 #define OPEN_MS		5000
 #define STOP_MS		5000
-#define CHILD_LIFE_S	40
 #define PAGE		4096
 #define FILL		0x5a
 
@@ -68,7 +67,7 @@ static void child(int out)
 	int uffd, fd, i;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	alarm(CHILD_LIFE_S);
+	alarm(T_CHILD_LIFE_S);
 	if (pthread_create(&h, NULL, sleeper, NULL))
 		t_fail("child: pthread_create");
 	fd = open(path, O_RDONLY);

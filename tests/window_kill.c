@@ -75,7 +75,6 @@
 /* after the kill, the window must be over before D's lock is let go */
 #define END_WAIT_MS	1000
 #define REAP_MS		10000
-#define CHILD_LIFE_S	30
 #define HOLD_PAGES	4
 #define OPEN_UD		0xf1f0ULL
 
@@ -498,7 +497,7 @@ static void child(int out)
 	int ret, res;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	alarm(CHILD_LIFE_S);
+	alarm(T_CHILD_LIFE_S);
 	t_force_init(&tf, "window_kill");
 	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)
@@ -510,7 +509,7 @@ static void child(int out)
 	ret = t_submit(&tf.ring);
 	if (ret != 1)
 		t_fail("child: submit returned %d", ret);
-	if (t_wait_cqe_ms(&tf.ring, CHILD_LIFE_S * 1000, &ud, &res))
+	if (t_wait_cqe_ms(&tf.ring, T_CHILD_LIFE_S * 1000, &ud, &res))
 		t_fail("child: CQE user_data %#llx res %d without a writer",
 		     ud, res);
 	exit(T_FAIL);

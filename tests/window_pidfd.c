@@ -49,8 +49,6 @@
 #define READY_MS	10000
 #define ASLEEP_MS	5000
 #define KILL_MS		5000
-/* the child's own end, should nobody kill it */
-#define CHILD_LIFE_S	20
 #define OPEN_UD		0xf1f0ULL
 
 /* struct clone_args up to tls, CLONE_ARGS_SIZE_VER0 */
@@ -74,7 +72,7 @@ static void child(int ready, struct t_fifo *f)
 	int ret, res;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	alarm(CHILD_LIFE_S);
+	alarm(T_CHILD_LIFE_S);
 	t_force_init(&tf, "window_pidfd");
 	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)
@@ -86,7 +84,7 @@ static void child(int ready, struct t_fifo *f)
 	if (ret != 1)
 		t_fail("child: submit returned %d", ret);
 	/* no writer ever comes, only the kill ends this */
-	if (t_wait_cqe_ms(&tf.ring, CHILD_LIFE_S * 1000, &ud, &res))
+	if (t_wait_cqe_ms(&tf.ring, T_CHILD_LIFE_S * 1000, &ud, &res))
 		t_fail("child: CQE user_data %#llx res %d without a writer",
 		     ud, res);
 	exit(T_FAIL);

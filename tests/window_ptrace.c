@@ -41,7 +41,6 @@
 #define SUBMIT_MS	(WINDOW_MS + 5000)
 #define STOP_MS		2000
 #define REAP_MS		5000
-#define CHILD_LIFE_S	30
 #define OPEN_UD		0xf1f0ULL
 
 /* C: warm up, 'R', submit the FIFO open, 'D', then sleep until killed */
@@ -53,7 +52,7 @@ static void child(int out, struct t_fifo *f)
 	int ret;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	alarm(CHILD_LIFE_S);
+	alarm(T_CHILD_LIFE_S);
 	t_force_init(&tf, "window_ptrace");
 	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)

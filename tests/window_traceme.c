@@ -34,7 +34,6 @@
 #define WINDOW_MS	500
 #define OPEN_MS		20000
 #define STOP_MS		5000
-#define CHILD_LIFE_S	40
 
 /* C: once the window is open, PTRACE_TRACEME, say so, stop */
 static void child(pid_t parent, int out)
@@ -43,7 +42,7 @@ static void child(pid_t parent, int out)
 	int open = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	alarm(CHILD_LIFE_S);
+	alarm(T_CHILD_LIFE_S);
 	while (!open && t_now_ms() < end) {
 		if (t_mode_handoff())
 			open = t_window_open(parent);

@@ -171,7 +171,7 @@ static void sched_state(void)
 	out("personality", "0x%x", personality(0xffffffff));
 }
 
-static void *scenario(void *leader)
+static void scenario(bool leader)
 {
 	static char altstack[2][65536];
 	stack_t ss = { .ss_size = sizeof(altstack[0]) };
@@ -207,7 +207,6 @@ static void *scenario(void *leader)
 	t_expect_handoff(ho);
 	/* leave the pending signal behind, it is blocked and thread-directed */
 	t_force_exit(&tf);
-	return NULL;
 }
 
 int main(void)
