@@ -36,6 +36,16 @@ op_modinfo() {
 	modinfo $NAME | grep -q '^parm: *cgroup:.' &&
 	! modinfo -p $NAME | grep -v '^[a-z_]*:[^ ]' ||
 		{ echo "version $(modinfo -F version $NAME) (dkms.conf $ver), hook_abi $(modinfo -F hook_abi $NAME) ($abi)"; modinfo -p $NAME; return 1; }
+	op_params_documented
+}
+
+# every parameter modinfo lists is in the README's list, as name=default
+op_params_documented() {
+	local p missing=
+	for p in $(modinfo -p $NAME | cut -d: -f1); do
+		grep -q "^- \`$p=" "$REPO/README.md" || missing="$missing $p"
+	done
+	[ -z "$missing" ] || { echo "README doesn't document:$missing"; return 1; }
 }
 
 op_modprobe() {

@@ -54,7 +54,7 @@ fi
 
 # bump RECIPE when the build steps below change what ends up in the cache
 RECIPE=2
-key=$( { echo "$SRCVER $RECIPE $VARIANT $mok"; sed -n '/^diff --git /,$p' "$PATCH"
+key=$( { echo "$SRCVER $RECIPE $VARIANT${mok:+ $mok}"; sed -n '/^diff --git /,$p' "$PATCH"
 	  cat "${CONFIGS[@]}"; } | sha256sum | cut -c1-16)
 dir=$CACHE/kernel/$key
 log() { echo "kernel: $*" >&2; }
@@ -107,7 +107,9 @@ done < <(cat "${CONFIGS[@]}" | grep '^CONFIG_' | tac | sort -s -u -t= -k1,1)
 
 log "building $VARIANT $IMAGE ($key), this takes several minutes"
 start=$(date +%s)
-make -s -C "$dir/src" O="$dir/obj" -j"$(nproc)" $IMAGE modules >&2
+# one job more than CPUs: the serial steps (a directory's link, a
+# generated header) leave a CPU idle less often
+make -s -C "$dir/src" O="$dir/obj" -j"$(( $(nproc) + 1 ))" $IMAGE modules >&2
 # uapi headers for the test programs: liburing 2.15 wants newer than bookworm's
 make -s -C "$dir/src" O="$dir/obj" headers_install INSTALL_HDR_PATH="$dir/obj/uapi" >&2
 echo "$VARIANT" > "$dir/variant"
