@@ -15,7 +15,7 @@ GUEST_TIMEOUT ?= 3000
 # the debug lane's stress run, and the main lane's: short in make test (the
 # cold run's budget), the long form is make soak
 STRESS_SECS ?= 60
-STRESS_SECS_MAIN ?= 60
+STRESS_SECS_MAIN ?= 30
 # make soak: SOAK_RUNS boots of the debug kernel, SOAK_SECS of stress each
 SOAK_SECS ?= 1800
 SOAK_RUNS ?= 3
