@@ -69,9 +69,7 @@ kernel-arm64: setup
 # Out of the source tree: no build's objects mix with another's, or reach a
 # DKMS copy of module/.
 define build_module
-	@rm -rf $(1) && mkdir -p $(1)/module
-	@cp module/Kbuild module/*.[ch] $(1)/module/
-	@cp --parents arch/*/*.c $(1)/
+	@rm -rf $(1) && scripts/module-src.sh $(1)
 	$(MAKE) -s -C $(2) M=$(1)/module modules $(3)
 endef
 

@@ -94,8 +94,8 @@ void iouh_issue_sleeping(struct task_struct *tsk);
 
 /*
  * identity.c: the lifecycle of a move. Allowed (at issue: IOUH_MOVABLE or
- * the refusal, which it counts), compatible with a worker (at its
- * reservation), prepared (at the sleep), taken (on the worker).
+ * the refusal, which it counts), prepared (at the sleep), taken (on the
+ * worker); compatible with a worker is iowq_handoff.c's.
  */
 enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk);
 ssize_t iouh_refusals_show(char *buf);

@@ -21,11 +21,10 @@ fi
 
 stage=$OUT/io-uring-handoff-$deb_ver
 rm -rf "$OUT"
-mkdir -p "$stage/module" "$stage/scripts"
+mkdir -p "$stage/scripts"
 cd "$REPO"
 cp -r debian dkms.conf README.md "$stage/"
-cp module/Kbuild module/*.[ch] "$stage/module/"
-cp --parents arch/*/*.c "$stage/"
+scripts/module-src.sh "$stage"
 cp scripts/iouh-ab "$stage/scripts/"
 (cd "$stage" && dpkg-buildpackage -b -us -uc) > "$OUT/build.log" 2>&1 ||
 	{ tail -n 30 "$OUT/build.log" >&2; log "dpkg-buildpackage failed, $OUT/build.log"; exit 1; }
