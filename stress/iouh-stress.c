@@ -168,26 +168,8 @@ static const char *const op_name[NR_OPS] = {
 	"async-cancel", "link-nop", "link-fsync",
 };
 
-/* what a batch is made of, some items are two SQEs */
-enum {
-	IT_NOP, IT_FSYNC_EXT4, IT_FSYNC_TMPFS, IT_STATX, IT_STATX_MISSING,
-	IT_TMPFILE, IT_MKDIR, IT_RENAME, IT_FALLOCATE, IT_FTRUNCATE,
-	IT_FADVISE, IT_SETXATTR, IT_GETXATTR, IT_FIFO, IT_LINK, IT_CANCEL,
-	NR_ITEMS
-};
-
-static int item_sqes(int item)
-{
-	return item == IT_MKDIR || item == IT_LINK || item == IT_CANCEL ? 2 : 1;
-}
-
-static const int item_weight[NR_ITEMS] = {
-	[IT_NOP] = 5, [IT_FSYNC_EXT4] = 8, [IT_FSYNC_TMPFS] = 3,
-	[IT_STATX] = 6, [IT_STATX_MISSING] = 4, [IT_TMPFILE] = 4,
-	[IT_MKDIR] = 4, [IT_RENAME] = 4, [IT_FALLOCATE] = 4,
-	[IT_FTRUNCATE] = 4, [IT_FADVISE] = 4, [IT_SETXATTR] = 3,
-	[IT_GETXATTR] = 3, [IT_FIFO] = 5, [IT_LINK] = 4, [IT_CANCEL] = 4,
-};
+/* what a batch is made of: stress_items[], the first of which is the NOP */
+#define ITEM_NOP	0
 
 /* a FIFO and its writer, see the releaser */
 enum { FS_FREE, FS_ARMED, FS_HELD, FS_DONE, FS_DEAD };
@@ -212,6 +194,7 @@ struct wctx;
 struct req {
 	int used;
 	int op;
+	int item;	/* stress_items[]: the check of its CQE */
 	int fs;
 	int exp;
 	unsigned long long ud;
@@ -750,6 +733,8 @@ static struct req *req_new(struct wctx *c, struct ringh *rh, int op)
 		memset(r, 0, sizeof(*r));
 		r->used = 1;
 		r->op = op;
+		/* a NOP's check unless an item's prep says otherwise */
+		r->item = ITEM_NOP;
 		r->c = c;
 		r->t0 = t_now_ms();
 		r->ud = ((unsigned long long)(c->idx + 1) << 32) | c->next;
@@ -866,100 +851,526 @@ static void pair_complete(struct ringh *rh, struct req *r, int res)
 	}
 }
 
+/*
+ * Items: what a batch is made of, one entry of stress_items[] each, with a
+ * prep that queues its SQEs (one, or two for a pair) with their table
+ * entries, and a check that the CQE of any of them goes through.
+ */
+
+/* what an item's prep goes on */
+struct prep {
+	struct wctx *c;
+	struct ringh *rh;
+	int item;	/* its stress_items[] index, its SQEs' check */
+	int fs;		/* a random file system, drawn for every item */
+	int pos;	/* in the batch: a name unique among what is in flight */
+	int *renamed;	/* a renameat is in the batch already */
+};
+
+struct stress_item {
+	const char *name;
+	int weight;	/* in a batch's mix */
+	int sqes;	/* 1, or 2: a pair of SQEs that go together */
+	/* 0, or -1 if the item could not be had: a NOP stands in */
+	int (*prep)(struct prep *p);
+	/* a CQE of one of its SQEs against its entry, r->op says which */
+	void (*check)(struct req *r, int res);
+};
+
+static void dirty(struct wctx *c, int fs)
+{
+	size_t len = 4096 * rnd_range(&c->rng, 1, DIRTY_MAX / 4096);
+	off_t off = 4096 * rnd(&c->rng, 128);
+
+	if (pwrite(c->fd[fs], dirty_buf, len, off) != (ssize_t)len)
+		report("worker %d: pwrite %s data: %s", c->idx, fs_name[fs],
+		       strerror(errno));
+}
+
+/* IOSQE_ASYNC now and then: forced punts in between */
+static unsigned int maybe_async(struct wctx *c)
+{
+	return rnd(&c->rng, 8) ? 0 : IOSQE_ASYNC;
+}
+
+/* sqe_new() for an SQE of @p's item, whose check its CQE gets */
+static struct io_uring_sqe *prep_sqe(struct prep *p, int op,
+				     struct req **rp)
+{
+	struct io_uring_sqe *sqe = sqe_new(p->c, p->rh, op, rp);
+
+	if (sqe)
+		(*rp)->item = p->item;
+	return sqe;
+}
+
+/* the result computed at preparation is all there is to check */
+static void item_res_check(struct req *r, int res)
+{
+	if (res != r->exp)
+		bad_res(r, res, NULL);
+}
+
+/* also what stands in for an item that could not be had */
+static int item_nop_prep(struct prep *p)
+{
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_NOP, &r);
+	if (!sqe)
+		return 0;
+	r->fs = -1;
+	io_uring_prep_nop(sqe);
+	sqe_done(sqe, r, maybe_async(p->c));
+	return 0;
+}
+
+/* dirty data first: always on ext4, whose fsync then really blocks */
+static void prep_fsync(struct prep *p, int fs, int op, unsigned int flags)
+{
+	struct wctx *c = p->c;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	if (fs == FS_EXT4 || rnd(&c->rng, 2))
+		dirty(c, fs);
+	sqe = prep_sqe(p, op, &r);
+	if (!sqe)
+		return;
+	io_uring_prep_fsync(sqe, c->fd[fs],
+			    rnd(&c->rng, 3) ? 0 : IORING_FSYNC_DATASYNC);
+	r->fs = fs;
+	sqe_done(sqe, r, flags);
+}
+
+static int item_fsync_ext4_prep(struct prep *p)
+{
+	prep_fsync(p, FS_EXT4, OP_FSYNC, maybe_async(p->c));
+	return 0;
+}
+
+static int item_fsync_tmpfs_prep(struct prep *p)
+{
+	prep_fsync(p, FS_TMPFS, OP_FSYNC, maybe_async(p->c));
+	return 0;
+}
+
+static int item_statx_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	int fs = p->fs;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_STATX, &r);
+	if (!sqe)
+		return 0;
+	r->fs = fs;
+	r->size = c->stat_size[fs];
+	r->ino = c->stat_ino[fs];
+	snprintf(r->path, sizeof(r->path), "%s", c->stat_path[fs]);
+	io_uring_prep_statx(sqe, AT_FDCWD, r->path, 0, STATX_BASIC_STATS,
+			    &r->stx);
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
+static void item_statx_check(struct req *r, int res)
+{
+	if (res) {
+		bad_res(r, res, NULL);
+	} else if (!(r->stx.stx_mask & STATX_SIZE) ||
+		   (long long)r->stx.stx_size != r->size ||
+		   r->stx.stx_ino != r->ino) {
+		report("worker %d: statx %s: size %llu ino %llu mask %#x, expected size %lld ino %llu",
+		       r->c->idx, r->path,
+		       (unsigned long long)r->stx.stx_size,
+		       (unsigned long long)r->stx.stx_ino, r->stx.stx_mask,
+		       r->size, r->ino);
+	}
+}
+
+static int item_statx_missing_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	int fs = p->fs;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_STATX_MISSING, &r);
+	if (!sqe)
+		return 0;
+	r->fs = fs;
+	r->exp = -ENOENT;
+	snprintf(r->path, sizeof(r->path), "%s", c->missing[fs]);
+	io_uring_prep_statx(sqe, AT_FDCWD, r->path, 0, STATX_BASIC_STATS,
+			    &r->stx);
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
+/* an fd or -errno, as the synchronous openat() gave at startup */
+static int item_tmpfile_prep(struct prep *p)
+{
+	int fs = p->fs;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_TMPFILE, &r);
+	if (!sqe)
+		return 0;
+	r->fs = fs;
+	r->exp = exp_tmpfile[fs];
+	snprintf(r->path, sizeof(r->path), "%s", cfg.dir[fs]);
+	io_uring_prep_openat(sqe, AT_FDCWD, r->path,
+			     O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	sqe_done(sqe, r, maybe_async(p->c));
+	return 0;
+}
+
+static void item_tmpfile_check(struct req *r, int res)
+{
+	struct stat st;
+
+	if (r->exp == 1) {
+		if (res < 0) {
+			bad_res(r, res, "an fd, ");
+			return;
+		}
+		if (fstat(res, &st) || !S_ISREG(st.st_mode) || st.st_nlink)
+			report("worker %d: O_TMPFILE fd %d is not an unlinked regular file",
+			       r->c->idx, res);
+		close(res);
+	} else if (res != r->exp) {
+		bad_res(r, res, NULL);
+		if (res >= 0)
+			close(res);
+	}
+}
+
+/* mkdirat linked to the unlinkat AT_REMOVEDIR of the same directory */
+static int item_mkdir_prep(struct prep *p)
+{
+	struct ringh *rh = p->rh;
+	int fs = p->fs;
+	struct io_uring_sqe *sqe;
+	struct req *r, *t;
+
+	/* a name per batch position: unique among what is in flight */
+	if (io_uring_sq_space_left(&rh->ring) < 2)
+		submit_all(rh, 0);
+	sqe = prep_sqe(p, OP_MKDIR, &r);
+	if (!sqe)
+		return 0;
+	r->fs = fs;
+	snprintf(r->path, sizeof(r->path), "%sd%d", p->c->pfx[fs], p->pos);
+	io_uring_prep_mkdirat(sqe, AT_FDCWD, r->path, 0700);
+	sqe_done(sqe, r, IOSQE_IO_LINK);
+	sqe = prep_sqe(p, OP_RMDIR, &t);
+	if (!sqe)
+		return 0;
+	t->fs = fs;
+	snprintf(t->path, sizeof(t->path), "%s", r->path);
+	io_uring_prep_unlinkat(sqe, AT_FDCWD, t->path, AT_REMOVEDIR);
+	sqe_done(sqe, t, 0);
+	return 0;
+}
+
+/* between two names, the file has the one c->ren_cur says */
+static int item_rename_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	int fs = p->fs, from;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	/* one per batch, the name is known once it's done */
+	if (*p->renamed)
+		return -1;
+	*p->renamed = 1;
+	sqe = prep_sqe(p, OP_RENAME, &r);
+	if (!sqe)
+		return 0;
+	r->fs = fs;
+	from = c->ren_cur[fs];
+	snprintf(r->path, sizeof(r->path), "%s", c->ren[fs][from]);
+	snprintf(r->path2, sizeof(r->path2), "%s", c->ren[fs][!from]);
+	c->ren_cur[fs] = !from;
+	io_uring_prep_renameat(sqe, AT_FDCWD, r->path, AT_FDCWD, r->path2,
+			       rnd(&c->rng, 2) ? RENAME_NOREPLACE : 0);
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
+static void item_rename_check(struct req *r, int res)
+{
+	struct wctx *c = r->c;
+
+	if (res != r->exp) {
+		bad_res(r, res, NULL);
+		/* resync the name the file has now */
+		c->ren_cur[r->fs] = access(c->ren[r->fs][0], F_OK) ? 1 : 0;
+	}
+}
+
+static int item_fallocate_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_FALLOCATE, &r);
+	if (!sqe)
+		return 0;
+	r->fs = p->fs;
+	io_uring_prep_fallocate(sqe, c->fd[p->fs], 0,
+				4096ULL * rnd(&c->rng, 256), 65536);
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
+static int item_ftruncate_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_FTRUNCATE, &r);
+	if (!sqe)
+		return 0;
+	r->fs = p->fs;
+	io_uring_prep_ftruncate(sqe, c->fd[p->fs],
+				4096LL * rnd(&c->rng, 128));
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
+static int item_fadvise_prep(struct prep *p)
+{
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_FADVISE, &r);
+	if (!sqe)
+		return 0;
+	r->fs = p->fs;
+	io_uring_prep_fadvise(sqe, p->c->fd[p->fs], 0, 0,
+			      POSIX_FADV_DONTNEED);
+	sqe_done(sqe, r, maybe_async(p->c));
+	return 0;
+}
+
+/* user xattrs on ext4 only, 0 or -errno as fsetxattr() gave at startup */
+static int item_setxattr_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_SETXATTR, &r);
+	if (!sqe)
+		return 0;
+	r->fs = FS_EXT4;
+	r->exp = exp_xattr;
+	snprintf(r->xbuf, sizeof(r->xbuf), XATTR_PFX "%04x",
+		 c->xgen++ & 0xffff);
+	io_uring_prep_fsetxattr(sqe, c->fd[FS_EXT4], XATTR_NAME, r->xbuf, 0,
+				XATTR_LEN);
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
+static int item_getxattr_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_GETXATTR, &r);
+	if (!sqe)
+		return 0;
+	r->fs = FS_EXT4;
+	r->exp = exp_xattr ? exp_xattr : XATTR_LEN;
+	io_uring_prep_fgetxattr(sqe, c->fd[FS_EXT4], XATTR_NAME, r->xbuf,
+				sizeof(r->xbuf));
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
+static void item_getxattr_check(struct req *r, int res)
+{
+	if (res != r->exp)
+		bad_res(r, res, NULL);
+	else if (res == XATTR_LEN &&
+		 memcmp(r->xbuf, XATTR_PFX, strlen(XATTR_PFX)))
+		report("worker %d: fgetxattr returned \"%.16s\"", r->c->idx,
+		       r->xbuf);
+}
+
+/* the openat of the FIFO @f, whose writer is armed */
+static struct req *prep_fifo_open(struct prep *p, struct fifo_slot *f,
+				  int op)
+{
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, op, &r);
+	if (!sqe)
+		return NULL;
+	r->fifo = f;
+	r->fs = FS_TMPFS;
+	snprintf(r->path, sizeof(r->path), "%s", f->path);
+	io_uring_prep_openat(sqe, AT_FDCWD, r->path,
+			     O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+	sqe_done(sqe, r, op == OP_FIFO ? maybe_async(p->c) : 0);
+	return r;
+}
+
+/* its fd must be the FIFO's; a cancelled one may fail as a cancel does */
+static void item_fifo_check(struct req *r, int res)
+{
+	if (res >= 0) {
+		if (!fifo_fd_ok(r->fifo, res))
+			report("worker %d: %s returned fd %d, not the FIFO %s",
+			       r->c->idx, op_name[r->op], res, r->fifo->path);
+		close(res);
+	} else if (r->op == OP_FIFO ||
+		   (res != -ECANCELED && res != -EINTR && res != -512)) {
+		bad_res(r, res, r->op == OP_FIFO ? "an fd, " :
+			"an fd, -ECANCELED, -EINTR or -512, not ");
+	}
+	STORE(r->fifo->reader_done, 1);
+}
+
+static int item_fifo_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	struct fifo_slot *f;
+
+	f = fifo_get(c);
+	if (!f)
+		return -1;
+	fifo_arm(f, rnd(&c->rng, FIFO_DELAY_MAX + 1), 0);
+	prep_fifo_open(p, f, OP_FIFO);
+	return 0;
+}
+
+/* a NOP linked to an fsync */
+static int item_link_prep(struct prep *p)
+{
+	struct ringh *rh = p->rh;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	if (io_uring_sq_space_left(&rh->ring) < 2)
+		submit_all(rh, 0);
+	sqe = prep_sqe(p, OP_LINK_NOP, &r);
+	if (!sqe)
+		return 0;
+	io_uring_prep_nop(sqe);
+	r->fs = -1;
+	sqe_done(sqe, r, IOSQE_IO_LINK);
+	prep_fsync(p, p->fs, OP_LINK_FSYNC, 0);
+	return 0;
+}
+
+/* a FIFO open and its ASYNC_CANCEL, paired if the open is still there */
+static int item_cancel_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	struct ringh *rh = p->rh;
+	struct io_uring_sqe *sqe;
+	struct fifo_slot *f;
+	struct req *r, *t;
+	unsigned long long tud;
+
+	f = fifo_get(c);
+	if (!f)
+		return -1;
+	/* the writer comes anyway, the cancel may well be late */
+	fifo_arm(f, rnd(&c->rng, FIFO_DELAY_MAX + 1), 0);
+	t = prep_fifo_open(p, f, OP_FIFO_TARGET);
+	if (!t)
+		return 0;
+	tud = t->ud;
+	if (rnd(&c->rng, 2)) {
+		/* let the open get going first */
+		submit_all(rh, 0);
+		sleep_us(rnd(&c->rng, 3000));
+		reap_avail(rh);
+		t = find_req(rh, tud);
+	}
+	sqe = prep_sqe(p, OP_CANCEL, &r);
+	if (!sqe)
+		return 0;
+	r->fs = -1;
+	if (t) {
+		r->pair = tud;
+		t->pair = r->ud;
+	}
+	io_uring_prep_cancel64(sqe, tud, 0);
+	sqe_done(sqe, r, 0);
+	return 0;
+}
+
+/* the open, or the cancel; complete() then checks them as a pair */
+static void item_cancel_check(struct req *r, int res)
+{
+	if (r->op == OP_FIFO_TARGET) {
+		item_fifo_check(r, res);
+	} else if (!r->pair) {
+		/*
+		 * The target was reaped before the cancel was made:
+		 * not found, or still found running (io-wq clears
+		 * its current work only after the CQE is posted).
+		 */
+		if (res != -ENOENT && res != -EALREADY)
+			bad_res(r, res, "-ENOENT or -EALREADY, not ");
+		if (P.parent)
+			ADD(S.cancel_late[res == -ENOENT], 1);
+	} else if (res && res != -EALREADY && res != -ENOENT) {
+		bad_res(r, res, "0, -EALREADY or -ENOENT, not ");
+	}
+}
+
+/*
+ * The order is the seed's: pick_item() walks the weights in it. The first
+ * is the NOP, ITEM_NOP.
+ */
+static const struct stress_item stress_items[] = {
+	/* name, weight, sqes, prep, check */
+	{ "nop", 5, 1, item_nop_prep, item_res_check },
+	{ "fsync-ext4", 8, 1, item_fsync_ext4_prep, item_res_check },
+	{ "fsync-tmpfs", 3, 1, item_fsync_tmpfs_prep, item_res_check },
+	{ "statx", 6, 1, item_statx_prep, item_statx_check },
+	{ "statx-missing", 4, 1, item_statx_missing_prep, item_res_check },
+	{ "openat-tmpfile", 4, 1, item_tmpfile_prep, item_tmpfile_check },
+	{ "mkdirat-rmdir", 4, 2, item_mkdir_prep, item_res_check },
+	{ "renameat", 4, 1, item_rename_prep, item_rename_check },
+	{ "fallocate", 4, 1, item_fallocate_prep, item_res_check },
+	{ "ftruncate", 4, 1, item_ftruncate_prep, item_res_check },
+	{ "fadvise", 4, 1, item_fadvise_prep, item_res_check },
+	{ "fsetxattr", 3, 1, item_setxattr_prep, item_res_check },
+	{ "fgetxattr", 3, 1, item_getxattr_prep, item_getxattr_check },
+	{ "openat-fifo", 5, 1, item_fifo_prep, item_fifo_check },
+	{ "link-nop-fsync", 4, 2, item_link_prep, item_res_check },
+	{ "fifo-cancel", 4, 2, item_cancel_prep, item_cancel_check },
+};
+
+#define NR_ITEMS	((int)(sizeof(stress_items) / sizeof(stress_items[0])))
+
 static void complete(struct ringh *rh, struct req *r, int res,
 		     unsigned int flags)
 {
 	struct wctx *c = r->c;
-	struct stat st;
 
 	if (flags)
 		report("worker %d: %s ud %#llx: CQE flags %#x", c->idx,
 		       op_name[r->op], r->ud, flags);
-	switch (r->op) {
-	case OP_STATX:
-		if (res) {
-			bad_res(r, res, NULL);
-		} else if (!(r->stx.stx_mask & STATX_SIZE) ||
-			   (long long)r->stx.stx_size != r->size ||
-			   r->stx.stx_ino != r->ino) {
-			report("worker %d: statx %s: size %llu ino %llu mask %#x, expected size %lld ino %llu",
-			       c->idx, r->path,
-			       (unsigned long long)r->stx.stx_size,
-			       (unsigned long long)r->stx.stx_ino,
-			       r->stx.stx_mask, r->size, r->ino);
-		}
-		break;
-	case OP_TMPFILE:
-		if (r->exp == 1) {
-			if (res < 0) {
-				bad_res(r, res, "an fd, ");
-				break;
-			}
-			if (fstat(res, &st) || !S_ISREG(st.st_mode) ||
-			    st.st_nlink)
-				report("worker %d: O_TMPFILE fd %d is not an unlinked regular file",
-				       c->idx, res);
-			close(res);
-		} else if (res != r->exp) {
-			bad_res(r, res, NULL);
-			if (res >= 0)
-				close(res);
-		}
-		break;
-	case OP_GETXATTR:
-		if (res != r->exp)
-			bad_res(r, res, NULL);
-		else if (res == XATTR_LEN &&
-			 memcmp(r->xbuf, XATTR_PFX, strlen(XATTR_PFX)))
-			report("worker %d: fgetxattr returned \"%.16s\"",
-			       c->idx, r->xbuf);
-		break;
-	case OP_FIFO:
-	case OP_FIFO_TARGET:
-		if (res >= 0) {
-			if (!fifo_fd_ok(r->fifo, res))
-				report("worker %d: %s returned fd %d, not the FIFO %s",
-				       c->idx, op_name[r->op], res,
-				       r->fifo->path);
-			close(res);
-		} else if (r->op == OP_FIFO ||
-			   (res != -ECANCELED && res != -EINTR &&
-			    res != -512)) {
-			bad_res(r, res, r->op == OP_FIFO ? "an fd, " :
-				"an fd, -ECANCELED, -EINTR or -512, not ");
-		}
-		STORE(r->fifo->reader_done, 1);
-		pair_complete(rh, r, res);
-		break;
-	case OP_CANCEL:
-		if (!r->pair) {
-			/*
-			 * The target was reaped before the cancel was made:
-			 * not found, or still found running (io-wq clears
-			 * its current work only after the CQE is posted).
-			 */
-			if (res != -ENOENT && res != -EALREADY)
-				bad_res(r, res, "-ENOENT or -EALREADY, not ");
-			if (P.parent)
-				ADD(S.cancel_late[res == -ENOENT], 1);
-		} else if (res && res != -EALREADY && res != -ENOENT) {
-			bad_res(r, res, "0, -EALREADY or -ENOENT, not ");
-		}
-		pair_complete(rh, r, res);
-		break;
-	case OP_RENAME:
-		if (res != r->exp) {
-			bad_res(r, res, NULL);
-			/* resync the name the file has now */
-			c->ren_cur[r->fs] = access(c->ren[r->fs][0], F_OK) ?
-				1 : 0;
-		}
-		break;
-	default:
-		if (res != r->exp)
-			bad_res(r, res, NULL);
-		break;
-	}
+	stress_items[r->item].check(r, res);
+	/* a cancel and its target: the second of the two checks the pair */
+	pair_complete(rh, r, res);
 	r->used = 0;
 	rh->npending--;
 	ADD(c->outstanding, -1);
@@ -1065,261 +1476,36 @@ static int pick_item(struct wctx *c, int room)
 	int i, v, total = 0;
 
 	for (i = 0; i < NR_ITEMS; i++)
-		total += item_weight[i];
+		total += stress_items[i].weight;
 	do {
 		v = rnd(&c->rng, total);
 		for (i = 0; i < NR_ITEMS; i++) {
-			v -= item_weight[i];
+			v -= stress_items[i].weight;
 			if (v < 0)
 				break;
 		}
-	} while (item_sqes(i) > room);
+	} while (stress_items[i].sqes > room);
 	return i;
-}
-
-static void dirty(struct wctx *c, int fs)
-{
-	size_t len = 4096 * rnd_range(&c->rng, 1, DIRTY_MAX / 4096);
-	off_t off = 4096 * rnd(&c->rng, 128);
-
-	if (pwrite(c->fd[fs], dirty_buf, len, off) != (ssize_t)len)
-		report("worker %d: pwrite %s data: %s", c->idx, fs_name[fs],
-		       strerror(errno));
-}
-
-/* IOSQE_ASYNC now and then: forced punts in between */
-static unsigned int maybe_async(struct wctx *c)
-{
-	return rnd(&c->rng, 8) ? 0 : IOSQE_ASYNC;
-}
-
-static void prep_fsync(struct wctx *c, struct ringh *rh, int fs, int op,
-		       unsigned int flags)
-{
-	struct io_uring_sqe *sqe;
-	struct req *r;
-
-	if (fs == FS_EXT4 || rnd(&c->rng, 2))
-		dirty(c, fs);
-	sqe = sqe_new(c, rh, op, &r);
-	if (!sqe)
-		return;
-	io_uring_prep_fsync(sqe, c->fd[fs],
-			    rnd(&c->rng, 3) ? 0 : IORING_FSYNC_DATASYNC);
-	r->fs = fs;
-	sqe_done(sqe, r, flags);
-}
-
-static struct req *prep_fifo_open(struct wctx *c, struct ringh *rh,
-				  struct fifo_slot *f, int op)
-{
-	struct io_uring_sqe *sqe;
-	struct req *r;
-
-	sqe = sqe_new(c, rh, op, &r);
-	if (!sqe)
-		return NULL;
-	r->fifo = f;
-	r->fs = FS_TMPFS;
-	snprintf(r->path, sizeof(r->path), "%s", f->path);
-	io_uring_prep_openat(sqe, AT_FDCWD, r->path,
-			     O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
-	sqe_done(sqe, r, op == OP_FIFO ? maybe_async(c) : 0);
-	return r;
 }
 
 static void prep_item(struct wctx *c, struct ringh *rh, int item, int pos,
 		      int *renamed)
 {
-	int fs = rnd(&c->rng, 2), from;
-	struct io_uring_sqe *sqe;
-	struct fifo_slot *f;
-	struct req *r, *t;
-	unsigned long long tud;
+	struct prep p = {
+		.c = c,
+		.rh = rh,
+		.item = item,
+		/* drawn whether the item needs it or not: the seed's */
+		.fs = rnd(&c->rng, 2),
+		.pos = pos,
+		.renamed = renamed,
+	};
 
-	switch (item) {
-	case IT_FSYNC_EXT4:
-		prep_fsync(c, rh, FS_EXT4, OP_FSYNC, maybe_async(c));
-		return;
-	case IT_FSYNC_TMPFS:
-		prep_fsync(c, rh, FS_TMPFS, OP_FSYNC, maybe_async(c));
-		return;
-	case IT_STATX:
-		sqe = sqe_new(c, rh, OP_STATX, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		r->size = c->stat_size[fs];
-		r->ino = c->stat_ino[fs];
-		snprintf(r->path, sizeof(r->path), "%s", c->stat_path[fs]);
-		io_uring_prep_statx(sqe, AT_FDCWD, r->path, 0,
-				    STATX_BASIC_STATS, &r->stx);
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_STATX_MISSING:
-		sqe = sqe_new(c, rh, OP_STATX_MISSING, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		r->exp = -ENOENT;
-		snprintf(r->path, sizeof(r->path), "%s", c->missing[fs]);
-		io_uring_prep_statx(sqe, AT_FDCWD, r->path, 0,
-				    STATX_BASIC_STATS, &r->stx);
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_TMPFILE:
-		sqe = sqe_new(c, rh, OP_TMPFILE, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		r->exp = exp_tmpfile[fs];
-		snprintf(r->path, sizeof(r->path), "%s", cfg.dir[fs]);
-		io_uring_prep_openat(sqe, AT_FDCWD, r->path,
-				     O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_MKDIR:
-		/* a name per batch position: unique among what is in flight */
-		if (io_uring_sq_space_left(&rh->ring) < 2)
-			submit_all(rh, 0);
-		sqe = sqe_new(c, rh, OP_MKDIR, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		snprintf(r->path, sizeof(r->path), "%sd%d", c->pfx[fs], pos);
-		io_uring_prep_mkdirat(sqe, AT_FDCWD, r->path, 0700);
-		sqe_done(sqe, r, IOSQE_IO_LINK);
-		sqe = sqe_new(c, rh, OP_RMDIR, &t);
-		if (!sqe)
-			return;
-		t->fs = fs;
-		snprintf(t->path, sizeof(t->path), "%s", r->path);
-		io_uring_prep_unlinkat(sqe, AT_FDCWD, t->path, AT_REMOVEDIR);
-		sqe_done(sqe, t, 0);
-		return;
-	case IT_RENAME:
-		/* one per batch, the name is known once it's done */
-		if (*renamed)
-			break;
-		*renamed = 1;
-		sqe = sqe_new(c, rh, OP_RENAME, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		from = c->ren_cur[fs];
-		snprintf(r->path, sizeof(r->path), "%s", c->ren[fs][from]);
-		snprintf(r->path2, sizeof(r->path2), "%s", c->ren[fs][!from]);
-		c->ren_cur[fs] = !from;
-		io_uring_prep_renameat(sqe, AT_FDCWD, r->path, AT_FDCWD,
-				       r->path2,
-				       rnd(&c->rng, 2) ? RENAME_NOREPLACE : 0);
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_FALLOCATE:
-		sqe = sqe_new(c, rh, OP_FALLOCATE, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		io_uring_prep_fallocate(sqe, c->fd[fs], 0,
-					4096ULL * rnd(&c->rng, 256), 65536);
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_FTRUNCATE:
-		sqe = sqe_new(c, rh, OP_FTRUNCATE, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		io_uring_prep_ftruncate(sqe, c->fd[fs],
-					4096LL * rnd(&c->rng, 128));
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_FADVISE:
-		sqe = sqe_new(c, rh, OP_FADVISE, &r);
-		if (!sqe)
-			return;
-		r->fs = fs;
-		io_uring_prep_fadvise(sqe, c->fd[fs], 0, 0,
-				      POSIX_FADV_DONTNEED);
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_SETXATTR:
-		sqe = sqe_new(c, rh, OP_SETXATTR, &r);
-		if (!sqe)
-			return;
-		r->fs = FS_EXT4;
-		r->exp = exp_xattr;
-		snprintf(r->xbuf, sizeof(r->xbuf), XATTR_PFX "%04x",
-			 c->xgen++ & 0xffff);
-		io_uring_prep_fsetxattr(sqe, c->fd[FS_EXT4], XATTR_NAME,
-					r->xbuf, 0, XATTR_LEN);
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_GETXATTR:
-		sqe = sqe_new(c, rh, OP_GETXATTR, &r);
-		if (!sqe)
-			return;
-		r->fs = FS_EXT4;
-		r->exp = exp_xattr ? exp_xattr : XATTR_LEN;
-		io_uring_prep_fgetxattr(sqe, c->fd[FS_EXT4], XATTR_NAME,
-					r->xbuf, sizeof(r->xbuf));
-		sqe_done(sqe, r, maybe_async(c));
-		return;
-	case IT_FIFO:
-		f = fifo_get(c);
-		if (!f)
-			break;
-		fifo_arm(f, rnd(&c->rng, FIFO_DELAY_MAX + 1), 0);
-		prep_fifo_open(c, rh, f, OP_FIFO);
-		return;
-	case IT_LINK:
-		if (io_uring_sq_space_left(&rh->ring) < 2)
-			submit_all(rh, 0);
-		sqe = sqe_new(c, rh, OP_LINK_NOP, &r);
-		if (!sqe)
-			return;
-		io_uring_prep_nop(sqe);
-		r->fs = -1;
-		sqe_done(sqe, r, IOSQE_IO_LINK);
-		prep_fsync(c, rh, fs, OP_LINK_FSYNC, 0);
-		return;
-	case IT_CANCEL:
-		f = fifo_get(c);
-		if (!f)
-			break;
-		/* the writer comes anyway, the cancel may well be late */
-		fifo_arm(f, rnd(&c->rng, FIFO_DELAY_MAX + 1), 0);
-		t = prep_fifo_open(c, rh, f, OP_FIFO_TARGET);
-		if (!t)
-			return;
-		tud = t->ud;
-		if (rnd(&c->rng, 2)) {
-			/* let the open get going first */
-			submit_all(rh, 0);
-			sleep_us(rnd(&c->rng, 3000));
-			reap_avail(rh);
-			t = find_req(rh, tud);
-		}
-		sqe = sqe_new(c, rh, OP_CANCEL, &r);
-		if (!sqe)
-			return;
-		r->fs = -1;
-		if (t) {
-			r->pair = tud;
-			t->pair = r->ud;
-		}
-		io_uring_prep_cancel64(sqe, tud, 0);
-		sqe_done(sqe, r, 0);
-		return;
-	default:
-		break;
+	/* an item that could not be had: a NOP in its place */
+	if (stress_items[item].prep(&p)) {
+		p.item = ITEM_NOP;
+		stress_items[ITEM_NOP].prep(&p);
 	}
-	/* IT_NOP, and what could not be had */
-	sqe = sqe_new(c, rh, OP_NOP, &r);
-	if (!sqe)
-		return;
-	r->fs = -1;
-	io_uring_prep_nop(sqe);
-	sqe_done(sqe, r, maybe_async(c));
 }
 
 /* a batch of @nsqes SQEs (1 to BATCH_MAX), submitted, all reaped */
@@ -1330,7 +1516,7 @@ static void run_batch(struct wctx *c, struct ringh *rh, int nsqes)
 	pthread_mutex_lock(&rh->lock);
 	for (i = 0; nsqes > 0 && !LOAD(P.fatal); i++) {
 		item = pick_item(c, nsqes);
-		nsqes -= item_sqes(item);
+		nsqes -= stress_items[item].sqes;
 		prep_item(c, rh, item, i, &renamed);
 	}
 	submit_all(rh, rnd(&c->rng, 2));
