@@ -8,6 +8,7 @@
 #   test	kernel/test.config + kernel/x86_64.config + kernel/signing.config,
 #		trusting DKMS's module signing key (created here if missing)
 #   debug	the test kernel + kernel/debug.config (lockdep, KASAN, ...)
+#		and kernel/delay-points.patch over core-hooks.patch
 #   arm64	kernel/test.config + kernel/arm64.config, cross-built with
 #		Debian's gcc-aarch64-linux-gnu (an Image, not a bzImage)
 set -euo pipefail
@@ -25,9 +26,11 @@ K=$REPO/kernel
 # VSYSCALL_EMULATION, protection keys, IBT): the x86 kernels are built with
 # the host's ARCH, as they always were.
 IMAGE=bzImage
+PATCHES=("$PATCH")
 case $VARIANT in
 test) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/signing.config") ;;
-debug) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/debug.config") ;;
+debug) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/debug.config")
+	PATCHES+=("$K/delay-points.patch") ;;
 arm64)
 	CONFIGS=("$K/test.config" "$K/arm64.config")
 	export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
@@ -54,7 +57,8 @@ fi
 
 # bump RECIPE when the build steps below change what ends up in the cache
 RECIPE=2
-key=$( { echo "$SRCVER $RECIPE $VARIANT${mok:+ $mok}"; sed -n '/^diff --git /,$p' "$PATCH"
+key=$( { echo "$SRCVER $RECIPE $VARIANT${mok:+ $mok}"
+	  for p in "${PATCHES[@]}"; do sed -n '/^diff --git /,$p' "$p"; done
 	  cat "${CONFIGS[@]}"; } | sha256sum | cut -c1-16)
 dir=$CACHE/kernel/$key
 log() { echo "kernel: $*" >&2; }
@@ -78,13 +82,14 @@ dpkg-deb --fsys-tarfile "$DEB" |
 	tar -xO ./usr/src/linux-source-7.2.tar.xz | tar -xJ -C "$dir"
 mv "$dir/linux-source-7.2" "$dir/src"
 
-log "applying $(basename "$PATCH")"
-if ! out=$(cd "$dir/src" && patch -p1 --fuzz=0 --dry-run -s < "$PATCH" 2>&1); then
-	echo "$out" >&2
-	log "core-hooks.patch does not apply to linux-source $SRCVER, see above"
-	exit 1
-fi
-(cd "$dir/src" && patch -p1 --fuzz=0 -s < "$PATCH")
+for p in "${PATCHES[@]}"; do
+	log "applying $(basename "$p")"
+	if ! out=$(cd "$dir/src" && patch -p1 --fuzz=0 -s < "$p" 2>&1); then
+		echo "$out" >&2
+		log "$(basename "$p") does not apply to linux-source $SRCVER, see above"
+		exit 1
+	fi
+done
 
 log "configuring $VARIANT (tinyconfig + ${CONFIGS[*]##*/})"
 make -s -C "$dir/src" O="$dir/obj" tinyconfig >/dev/null
