@@ -40,9 +40,11 @@ static inline void iouh_count(enum iouh_counter c)
 }
 
 /*
- * Why a task's identity can't move, checked at issue: fallback_task counts
- * them all, /sys/kernel/io_uring_handoff/refusals each ("reason count").
- * The table with a line per reason is in identity.c; the arch's go last.
+ * Why a task's identity can't move, checked at issue on the submitter and,
+ * the worker_ ones, at the reservation on each idle worker: fallback_task
+ * counts them all, /sys/kernel/io_uring_handoff/refusals each ("reason
+ * count"). The table with a line per reason is in identity.c; the arch's
+ * go last. One place to add a refused state, either side.
  */
 enum iouh_refusal {
 	IOUH_MOVABLE,
@@ -59,6 +61,17 @@ enum iouh_refusal {
 	IOUH_REFUSE_AUDIT,
 	IOUH_REFUSE_SYSCALL_DISPATCH,
 	IOUH_REFUSE_MEMPOLICY,
+	IOUH_REFUSE_WORKER_EXITING,
+	IOUH_REFUSE_WORKER_BOUND,
+	IOUH_REFUSE_WORKER_CONTEXT,
+	IOUH_REFUSE_WORKER_NNP,
+	IOUH_REFUSE_WORKER_SECCOMP,
+	IOUH_REFUSE_WORKER_SEM_UNDO,
+	IOUH_REFUSE_WORKER_MEMPOLICY,
+	IOUH_REFUSE_WORKER_SPEC_CTRL,
+	IOUH_REFUSE_WORKER_IOPRIO,
+	IOUH_REFUSE_WORKER_USER_NS,
+	IOUH_REFUSE_WORKER_ARCH,
 	IOUH_REFUSE_COMPAT,
 	IOUH_REFUSE_SEGMENTS,
 	IOUH_REFUSE_IO_PERM,
@@ -69,7 +82,6 @@ enum iouh_refusal {
 };
 
 /* policy.c: which requests go inline */
-bool iouh_issue_async(struct io_kiocb *req);
 bool iouh_issue_begin(struct io_kiocb *req);
 /* count and trace why @req didn't go inline, or slept in place */
 void iouh_count_fail(struct io_kiocb *req, enum iouh_counter why);
@@ -88,8 +100,11 @@ void iouh_scope_exit(void);
 #define IOUH_BATCH_BUDGET_US	500
 extern unsigned int iouh_batch_budget_us;
 
-/* iowq_handoff.c: the worker side, a worker held at issue, the sleep */
-bool iouh_worker_reserve(struct io_uring_task *tctx);
+/*
+ * iowq_handoff.c: the worker side, a worker held at issue (0; -EBUSY: none
+ * idle; else the refusal of the last idle one, counted), the sleep
+ */
+int iouh_worker_reserve(struct io_uring_task *tctx);
 void iouh_issue_sleeping(struct task_struct *tsk);
 
 /*
@@ -98,6 +113,7 @@ void iouh_issue_sleeping(struct task_struct *tsk);
  * worker); compatible with a worker is iowq_handoff.c's.
  */
 enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk);
+void iouh_refusal_count(enum iouh_refusal why);
 ssize_t iouh_refusals_show(char *buf);
 /* state bound to the task_struct, refused on either side */
 enum iouh_refusal iouh_identity_bound_refusal(struct task_struct *tsk);

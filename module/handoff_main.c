@@ -6,16 +6,16 @@
  * kernel), the settings (policy, async_inline, batch_budget_us), the
  * policy's rates and the identity's refusals, and the counters.
  */
-#include "handoff.h"
-
-#define CREATE_TRACE_POINTS
-#include "handoff_trace.h"
-
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sysfs.h>
+
+#include "handoff.h"
+
+#define CREATE_TRACE_POINTS
+#include "handoff_trace.h"
 
 DEFINE_PER_CPU(u64, iouh_counters[IOUH_NR_COUNTERS]);
 
@@ -58,7 +58,6 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 
 static const struct io_uring_handoff_ops handoff_ops = {
 	.abi		= IO_URING_HANDOFF_ABI,
-	.issue_async	= iouh_issue_async,
 	.issue_begin	= iouh_issue_begin,
 	.sleeping	= iouh_issue_sleeping,
 	.take_identity	= iouh_identity_take,
@@ -92,49 +91,13 @@ static int handoff_set_enabled(bool on)
 static struct kobject *handoff_kobj;
 
 /*
- * A setting is a module parameter and a file under
- * /sys/kernel/io_uring_handoff/, written through the same ops. The files
- * show a bool as 0 or 1, the parameter as Y or N (param_get_bool()).
+ * The settings: each a module parameter (modprobe, /sys/module/
+ * io_uring_handoff/parameters/), module_param_cb() and MODULE_PARM_DESC()
+ * beside what it sets, and a row of handoff_settings[] below, which makes
+ * it a file under /sys/kernel/io_uring_handoff/ written through the
+ * parameter's own ops. A bool's file shows 0 or 1, its parameter Y or N
+ * (param_get_bool()).
  */
-struct handoff_setting {
-	struct kobj_attribute	attr;
-	struct kernel_param	kp;
-};
-
-static ssize_t handoff_setting_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	struct handoff_setting *hs = container_of(attr, struct handoff_setting,
-						  attr);
-
-	return hs->kp.ops->get(buf, &hs->kp);
-}
-
-static ssize_t handoff_setting_store(struct kobject *kobj,
-				     struct kobj_attribute *attr,
-				     const char *buf, size_t count)
-{
-	struct handoff_setting *hs = container_of(attr, struct handoff_setting,
-						  attr);
-
-	return hs->kp.ops->set(buf, &hs->kp) ?: count;
-}
-
-static int handoff_bool_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(*(bool *)kp->arg));
-}
-
-static const struct kernel_param_ops handoff_bool_ops = {
-	.set	= param_set_bool,
-	.get	= handoff_bool_get,
-};
-
-#define HANDOFF_SETTING(_name, _ops, _arg) {				\
-	.attr = __ATTR(_name, 0644, handoff_setting_show,		\
-		       handoff_setting_store),				\
-	.kp = { .ops = (_ops), .arg = (_arg) },				\
-}
 
 static int enabled_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -155,40 +118,23 @@ static const struct kernel_param_ops enabled_param_ops = {
 	.set	= enabled_param_set,
 	.get	= param_get_bool,
 };
+
 module_param_cb(enabled, &enabled_param_ops, &enabled, 0644);
 MODULE_PARM_DESC(enabled, "Issue blockable requests inline with a handoff (default: 1)");
-
-static const struct kernel_param_ops enabled_setting_ops = {
-	.set	= enabled_param_set,
-	.get	= handoff_bool_get,
-};
-
-static struct handoff_setting enabled_setting =
-	HANDOFF_SETTING(enabled, &enabled_setting_ops, &enabled);
 
 /*
  * policy: "adaptive" (default) punts upfront what lately mostly slept, see
  * policy.c; "inline" issues inline whenever a worker is held, for A/B.
  */
-static int policy_parse(const char *val, bool *adaptive)
+static int policy_param_set(const char *val, const struct kernel_param *kp)
 {
 	if (sysfs_streq(val, "adaptive"))
-		*adaptive = true;
+		WRITE_ONCE(iouh_adaptive, true);
 	else if (sysfs_streq(val, "inline"))
-		*adaptive = false;
+		WRITE_ONCE(iouh_adaptive, false);
 	else
 		return -EINVAL;
 	return 0;
-}
-
-static int policy_param_set(const char *val, const struct kernel_param *kp)
-{
-	bool adaptive;
-	int ret = policy_parse(val, &adaptive);
-
-	if (!ret)
-		WRITE_ONCE(iouh_adaptive, adaptive);
-	return ret;
 }
 
 static int policy_param_get(char *buf, const struct kernel_param *kp)
@@ -201,51 +147,22 @@ static const struct kernel_param_ops policy_param_ops = {
 	.set	= policy_param_set,
 	.get	= policy_param_get,
 };
+
 module_param_cb(policy, &policy_param_ops, NULL, 0644);
 MODULE_PARM_DESC(policy, "adaptive (default): punt upfront what mostly slept lately; inline: whenever a worker is held");
 
-static struct handoff_setting policy_setting =
-	HANDOFF_SETTING(policy, &policy_param_ops, NULL);
-
-/* the adaptive policy's estimates since the module loaded, see policy.c */
-static ssize_t rates_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	return iouh_rates_show(buf);
-}
-
-static struct kobj_attribute rates_attr = __ATTR_RO(rates);
-
-/* fallback_task by reason since the module loaded, see identity.c */
-static ssize_t refusals_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return iouh_refusals_show(buf);
-}
-
-static struct kobj_attribute refusals_attr = __ATTR_RO(refusals);
-
-/*
- * batch_budget_us: the adaptive policy's budget of one io_uring_enter(), see
- * iouh_batch_spent(); 0 turns it off.
- */
-module_param_named(batch_budget_us, iouh_batch_budget_us, uint, 0644);
+/* the adaptive policy's budget of one io_uring_enter(), iouh_batch_spent() */
+module_param_cb(batch_budget_us, &param_ops_uint, &iouh_batch_budget_us, 0644);
 MODULE_PARM_DESC(batch_budget_us, "adaptive policy: punt the rest of a submission after this many us of inline issues (0: never; default "
 		 __stringify(IOUH_BATCH_BUDGET_US) ")");
-
-static struct handoff_setting batch_budget_us_setting =
-	HANDOFF_SETTING(batch_budget_us, &param_ops_uint, &iouh_batch_budget_us);
 
 /*
  * async_inline: IOSQE_ASYNC asks for the io-wq punt, and by default keeps
  * it. 1: such requests are candidates like any other, a userspace-visible
  * policy change (the request may run inline in the submitter's syscall).
  */
-module_param_named(async_inline, iouh_async_inline, bool, 0644);
+module_param_cb(async_inline, &param_ops_bool, &iouh_async_inline, 0644);
 MODULE_PARM_DESC(async_inline, "Issue IOSQE_ASYNC requests inline like the rest (default: 0, they keep their io-wq punt)");
-
-static struct handoff_setting async_inline_setting =
-	HANDOFF_SETTING(async_inline, &handoff_bool_ops, &iouh_async_inline);
 
 /*
  * cgroup: a cgroup v2 path ("/system.slice/foo.service"), only its tasks and
@@ -265,11 +182,68 @@ static const struct kernel_param_ops cgroup_param_ops = {
 	.set	= cgroup_param_set,
 	.get	= cgroup_param_get,
 };
+
 module_param_cb(cgroup, &cgroup_param_ops, NULL, 0644);
 MODULE_PARM_DESC(cgroup, "Only tasks in this cgroup v2 path or below issue inline (default: empty, every task)");
 
-static struct handoff_setting cgroup_setting =
-	HANDOFF_SETTING(cgroup, &cgroup_param_ops, NULL);
+struct handoff_setting {
+	struct kobj_attribute		attr;
+	const struct kernel_param	*kp;
+};
+
+static ssize_t handoff_setting_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	struct handoff_setting *hs = container_of(attr, struct handoff_setting,
+						  attr);
+
+	if (hs->kp->ops->get == param_get_bool)
+		return sysfs_emit(buf, "%d\n", READ_ONCE(*(bool *)hs->kp->arg));
+	return hs->kp->ops->get(buf, hs->kp);
+}
+
+static ssize_t handoff_setting_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct handoff_setting *hs = container_of(attr, struct handoff_setting,
+						  attr);
+
+	return hs->kp->ops->set(buf, hs->kp) ?: count;
+}
+
+/* __param_<name>: the kernel_param module_param_cb(<name>, ...) made */
+#define HANDOFF_SETTING(_name) {					\
+	.attr = __ATTR(_name, 0644, handoff_setting_show,		\
+		       handoff_setting_store),				\
+	.kp = &__param_##_name,						\
+}
+
+static struct handoff_setting handoff_settings[] = {
+	HANDOFF_SETTING(enabled),
+	HANDOFF_SETTING(policy),
+	HANDOFF_SETTING(batch_budget_us),
+	HANDOFF_SETTING(async_inline),
+	HANDOFF_SETTING(cgroup),
+};
+
+/* the adaptive policy's estimates since the module loaded, see policy.c */
+static ssize_t rates_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return iouh_rates_show(buf);
+}
+
+static struct kobj_attribute rates_attr = __ATTR_RO(rates);
+
+/* fallback_task by reason since the module loaded, see identity.c */
+static ssize_t refusals_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return iouh_refusals_show(buf);
+}
+
+static struct kobj_attribute refusals_attr = __ATTR_RO(refusals);
 
 static u64 handoff_counter_sum(int idx)
 {
@@ -310,32 +284,37 @@ static ssize_t inline_done_show(struct kobject *kobj,
 }
 
 static struct kobj_attribute inline_done_attr = __ATTR_RO(inline_done);
-static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
-/*
- * enabled, inline_done, policy, rates, batch_budget_us, async_inline,
- * refusals, cgroup, then the counters, then NULL
- */
-#define HANDOFF_NR_FIXED_ATTRS	8
-static struct attribute *handoff_attrs[HANDOFF_NR_FIXED_ATTRS +
-				       IOUH_NR_COUNTERS + 1];
-
-static const struct attribute_group handoff_group = {
-	.attrs = handoff_attrs,
+static struct attribute *handoff_ro_attrs[] = {
+	&inline_done_attr.attr, &rates_attr.attr, &refusals_attr.attr, NULL,
 };
 
-/* one read-only file per counter, named from the table above */
+static struct attribute *handoff_setting_attrs[ARRAY_SIZE(handoff_settings) + 1];
+static struct counter_attr counter_attrs[IOUH_NR_COUNTERS];
+static struct attribute *handoff_counter_attrs[IOUH_NR_COUNTERS + 1];
+
+static const struct attribute_group handoff_ro_group = {
+	.attrs = handoff_ro_attrs,
+};
+
+static const struct attribute_group handoff_setting_group = {
+	.attrs = handoff_setting_attrs,
+};
+
+static const struct attribute_group handoff_counter_group = {
+	.attrs = handoff_counter_attrs,
+};
+
+static const struct attribute_group *handoff_groups[] = {
+	&handoff_ro_group, &handoff_setting_group, &handoff_counter_group, NULL,
+};
+
+/* a file per setting row and per counter, named from their tables */
 static void handoff_init_attrs(void)
 {
 	int i;
 
-	handoff_attrs[0] = &enabled_setting.attr.attr;
-	handoff_attrs[1] = &inline_done_attr.attr;
-	handoff_attrs[2] = &policy_setting.attr.attr;
-	handoff_attrs[3] = &rates_attr.attr;
-	handoff_attrs[4] = &batch_budget_us_setting.attr.attr;
-	handoff_attrs[5] = &async_inline_setting.attr.attr;
-	handoff_attrs[6] = &refusals_attr.attr;
-	handoff_attrs[7] = &cgroup_setting.attr.attr;
+	for (i = 0; i < ARRAY_SIZE(handoff_settings); i++)
+		handoff_setting_attrs[i] = &handoff_settings[i].attr.attr;
 	for (i = 0; i < IOUH_NR_COUNTERS; i++) {
 		struct counter_attr *ca = &counter_attrs[i];
 
@@ -344,7 +323,7 @@ static void handoff_init_attrs(void)
 		ca->attr.attr.mode = 0444;
 		ca->attr.show = counter_show;
 		ca->idx = i;
-		handoff_attrs[HANDOFF_NR_FIXED_ATTRS + i] = &ca->attr.attr;
+		handoff_counter_attrs[i] = &ca->attr.attr;
 	}
 }
 
@@ -358,7 +337,7 @@ static int __init handoff_init(void)
 		iouh_scope_exit();
 		return -ENOMEM;
 	}
-	ret = sysfs_create_group(handoff_kobj, &handoff_group);
+	ret = sysfs_create_groups(handoff_kobj, handoff_groups);
 	if (!ret && READ_ONCE(enabled))
 		ret = handoff_set_enabled(true);
 	if (ret) {

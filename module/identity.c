@@ -16,9 +16,6 @@
  * submitter: what happens to it meanwhile (signals, a tracer, a CPU timer,
  * sched attributes) is taken along, not lost.
  */
-#include "handoff.h"
-#include "handoff_trace.h"
-
 #include <linux/audit.h>
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -33,6 +30,9 @@
 #include <linux/task_io_accounting_ops.h>
 #include <linux/uprobes.h>
 #include <uapi/linux/sched/types.h>
+
+#include "handoff.h"
+#include "handoff_trace.h"
 
 static unsigned int debug_window_ms;
 module_param(debug_window_ms, uint, 0644);
@@ -79,6 +79,31 @@ static const char * const iouh_refusal_names[IOUH_NR_REFUSALS] = {
 	[IOUH_REFUSE_SYSCALL_DISPATCH]	= "syscall_dispatch",
 	/* a task mempolicy: __mpol_dup() isn't exported to modules */
 	[IOUH_REFUSE_MEMPOLICY]		= "mempolicy",
+	/*
+	 * The worker side, iouh_worker_compatible(): an idle worker that can't
+	 * take the identity. Exiting or traced itself:
+	 */
+	[IOUH_REFUSE_WORKER_EXITING]	= "worker_exiting",
+	/* state bound to its task_struct would go with the identity (perf, ...) */
+	[IOUH_REFUSE_WORKER_BOUND]	= "worker_bound",
+	/* another group, mm, files, fs or namespaces (an unshare() since) */
+	[IOUH_REFUSE_WORKER_CONTEXT]	= "worker_context",
+	/* no_new_privs the identity doesn't have would stick to it */
+	[IOUH_REFUSE_WORKER_NNP]	= "worker_nnp",
+	/* seccomp filters are per thread, the identity must keep its own */
+	[IOUH_REFUSE_WORKER_SECCOMP]	= "worker_seccomp",
+	/* a SEM_UNDO list of its own (the identity's moves) */
+	[IOUH_REFUSE_WORKER_SEM_UNDO]	= "worker_sem_undo",
+	/* a task mempolicy of its own would stay with the identity */
+	[IOUH_REFUSE_WORKER_MEMPOLICY]	= "worker_mempolicy",
+	/* other prctl speculation controls */
+	[IOUH_REFUSE_WORKER_SPEC_CTRL]	= "worker_spec_ctrl",
+	/* another I/O priority (the io_context doesn't move) */
+	[IOUH_REFUSE_WORKER_IOPRIO]	= "worker_ioprio",
+	/* creds of another user namespace */
+	[IOUH_REFUSE_WORKER_USER_NS]	= "worker_user_ns",
+	/* register state the arch can't move onto it, iouh_arch_compatible() */
+	[IOUH_REFUSE_WORKER_ARCH]	= "worker_arch",
 	/* a 32-bit task: the compat syscall frame isn't moved */
 	[IOUH_REFUSE_COMPAT]		= "compat",
 	/* non-null segment selectors: the TLS and LDT would have to move */
@@ -194,9 +219,15 @@ enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk)
 	if (WARN_ON_ONCE(tsk != current))
 		return IOUH_REFUSE_EXITING;
 	why = iouh_identity_check(tsk);
+	iouh_refusal_count(why);
+	return why;
+}
+
+/* a refusal of either side, IOUH_MOVABLE isn't one */
+void iouh_refusal_count(enum iouh_refusal why)
+{
 	if (why != IOUH_MOVABLE)
 		this_cpu_inc(iouh_refusals[why]);
-	return why;
 }
 
 /* at the first sleep, on current: re-check, then sync the user state */
@@ -417,8 +448,7 @@ static void iouh_take_thread_attrs(struct task_struct *dst,
  * Under the exchange's locks (io_uring_handoff_exchange()): everything a
  * reader of the tid must see move at once with it.
  */
-static void iouh_take_locked(struct task_struct *dst, struct task_struct *src,
-			     bool leader)
+static void iouh_take_locked(struct task_struct *dst, struct task_struct *src)
 {
 	iouh_take_signals(dst, src);
 	iouh_take_ptrace(dst, src);
@@ -547,15 +577,13 @@ int iouh_identity_take(struct task_struct *src)
 {
 	struct task_struct *dst = current;
 	unsigned int window = READ_ONCE(debug_window_ms);
-	char comm[TASK_COMM_LEN];
 	bool leader;
 
 	trace_io_uring_handoff_take(src);
 	if (unlikely(window))
 		msleep(window);
+	/* comm follows in the exchange, after its locks */
 	leader = io_uring_handoff_exchange(dst, src, iouh_take_locked);
-	get_task_comm(comm, src);
-	set_task_comm(dst, comm);
 	iouh_take_undo_list(dst, src);
 	iouh_take_cgroup(dst, src);
 	iouh_take_sched(dst, src);

@@ -28,45 +28,45 @@ static int iouh_ioprio(struct task_struct *tsk)
 /*
  * At the reservation, under io-wq's workers_lock (a raw spinlock, no
  * sleeping): can @dst take over the identity of @src? What doesn't move must
- * be equal; what moves must not land on state @dst can't give up.
+ * be equal; what moves must not land on state @dst can't give up. Returns
+ * IOUH_MOVABLE (0, io_wq_handoff_reserve() holds @dst) or the refusal.
  */
-static bool iouh_worker_compatible(struct task_struct *src,
-				   struct task_struct *dst)
+static int iouh_worker_compatible(struct task_struct *src,
+				  struct task_struct *dst)
 {
 	bool same_ns;
 
 	if (dst->flags & PF_EXITING || dst->ptrace)
-		return false;
-	if (!same_thread_group(src, dst))
-		return false;
+		return IOUH_REFUSE_WORKER_EXITING;
 	/* bound to @dst's task_struct, it would go with the identity */
 	if (iouh_identity_bound_refusal(dst) != IOUH_MOVABLE)
-		return false;
+		return IOUH_REFUSE_WORKER_BOUND;
 #ifdef CONFIG_GENERIC_ENTRY
 	if (test_task_syscall_work(dst, SYSCALL_USER_DISPATCH))
-		return false;
+		return IOUH_REFUSE_WORKER_BOUND;
 #endif
-	if (dst->mm != src->mm || dst->files != src->files ||
-	    dst->fs != src->fs || dst->nsproxy != src->nsproxy)
-		return false;
+	if (!same_thread_group(src, dst) || dst->mm != src->mm ||
+	    dst->files != src->files || dst->fs != src->fs ||
+	    dst->nsproxy != src->nsproxy)
+		return IOUH_REFUSE_WORKER_CONTEXT;
 	/* the identity must not gain no_new_privs */
 	if (task_no_new_privs(dst) && !task_no_new_privs(src))
-		return false;
+		return IOUH_REFUSE_WORKER_NNP;
 #ifdef CONFIG_SECCOMP
 	/* seccomp filters are per-thread, the identity must not escape them */
 	if (dst->seccomp.mode != src->seccomp.mode ||
 	    dst->seccomp.filter != src->seccomp.filter)
-		return false;
+		return IOUH_REFUSE_WORKER_SECCOMP;
 #endif
 #ifdef CONFIG_SYSVIPC
 	/* the SEM_UNDO list moves, see iouh_take_undo_list() */
 	if (dst->sysvsem.undo_list &&
 	    dst->sysvsem.undo_list != src->sysvsem.undo_list)
-		return false;
+		return IOUH_REFUSE_WORKER_SEM_UNDO;
 #endif
 #ifdef CONFIG_NUMA
 	if (dst->mempolicy)
-		return false;
+		return IOUH_REFUSE_WORKER_MEMPOLICY;
 #endif
 	/* prctl speculation controls (the TIF ones are the arch's) */
 	if (task_spec_ssb_disable(src) != task_spec_ssb_disable(dst) ||
@@ -75,24 +75,34 @@ static bool iouh_worker_compatible(struct task_struct *src,
 	    task_spec_ssb_force_disable(dst) ||
 	    task_spec_ib_disable(src) != task_spec_ib_disable(dst) ||
 	    task_spec_ib_force_disable(src) != task_spec_ib_force_disable(dst))
-		return false;
+		return IOUH_REFUSE_WORKER_SPEC_CTRL;
 	/* the io_context is shared with the worker's creator, doesn't move */
 	if (iouh_ioprio(src) != iouh_ioprio(dst))
-		return false;
+		return IOUH_REFUSE_WORKER_IOPRIO;
 	/* the creds move, the user namespace must not change with them */
 	rcu_read_lock();
 	same_ns = __task_cred(dst)->user_ns == __task_cred(src)->user_ns;
 	rcu_read_unlock();
-	return same_ns && iouh_arch_compatible(src, dst);
+	if (!same_ns)
+		return IOUH_REFUSE_WORKER_USER_NS;
+	if (!iouh_arch_compatible(src, dst))
+		return IOUH_REFUSE_WORKER_ARCH;
+	return IOUH_MOVABLE;
 }
 
 /*
  * Issue time: hold an idle worker that can take current's identity until the
- * issue ends or hands off. False: none, the request takes the stock punt.
+ * issue ends or hands off. 0: held; -EBUSY: no idle worker; else the
+ * refusal of the last idle worker tried, counted in refusals. Either way
+ * the request takes the stock punt.
  */
-bool iouh_worker_reserve(struct io_uring_task *tctx)
+int iouh_worker_reserve(struct io_uring_task *tctx)
 {
-	return io_wq_handoff_reserve(tctx, iouh_worker_compatible);
+	int why = io_wq_handoff_reserve(tctx, iouh_worker_compatible);
+
+	if (why > 0)
+		iouh_refusal_count(why);
+	return why;
 }
 
 /*

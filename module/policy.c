@@ -13,15 +13,15 @@
  * iouh_issue_sleeping() (iowq_handoff.c), which hands the identity to the
  * held worker.
  */
-#include "handoff.h"
-#include "handoff_trace.h"
-
 #include <linux/cgroup.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/sysfs.h>
+
+#include "handoff.h"
+#include "handoff_trace.h"
 
 /*
  * The blockable opcodes of the RFC's opdef, by the name the policy's rates
@@ -323,23 +323,6 @@ static bool iouh_file_polls(struct io_kiocb *req)
 	       (req->file && file_can_poll(req->file));
 }
 
-/*
- * io_uring_handoff_async(), at submit under uring_lock: may an IOSQE_ASYNC
- * request go the inline way? Not a read or write: their file is known only
- * at issue, and a refusal there would arm poll where the user asked for
- * io-wq. The others have no poll path, a refusal at issue punts them.
- */
-bool iouh_issue_async(struct io_kiocb *req)
-{
-	const struct iouh_op *op = iouh_op_of(req);
-
-	if (!op || op->rw)
-		return false;
-	if (!READ_ONCE(iouh_async_inline))
-		return iouh_fallback(req, IOUH_FB_REQUEST);
-	return true;
-}
-
 /* a read or write the kernel asked about: its file has no nonblocking path */
 static bool iouh_rw_allowed(struct io_kiocb *req)
 {
@@ -443,9 +426,21 @@ bool iouh_issue_begin(struct io_kiocb *req)
 	struct io_uring_task *tctx = current->io_uring;
 	const struct iouh_op *op = iouh_op_of(req);
 	struct iouh_rate *rate;
+	int why;
 
 	if (!op)
 		return false;
+	/*
+	 * IOSQE_ASYNC asks for io-wq, and keeps it unless async_inline. The
+	 * kernel asks only for ops without a poll path, whose refusal punts
+	 * them as its fallback would; not a read or write, whose would arm poll.
+	 */
+	if (req->flags & REQ_F_ASYNC_USER) {
+		if (op->rw)
+			return false;
+		if (!READ_ONCE(iouh_async_inline))
+			return iouh_fallback(req, IOUH_FB_REQUEST);
+	}
 	if (!iouh_in_scope())
 		return iouh_fallback(req, IOUH_FB_SCOPE);
 	/* only an io_uring_enter() can be finished by the worker */
@@ -471,10 +466,14 @@ bool iouh_issue_begin(struct io_kiocb *req)
 		return iouh_fallback(req, IOUH_FB_POLICY);
 	if (iouh_batch_spent(req, tctx))
 		return iouh_fallback(req, IOUH_FB_BUDGET);
-	/* without one, io-wq forks one for next time and this one goes there */
-	if (!iouh_worker_reserve(tctx)) {
+	/*
+	 * Without an idle worker, io-wq forks one for next time and this one
+	 * goes there; one refused counts like a refusal of the task.
+	 */
+	why = iouh_worker_reserve(tctx);
+	if (why) {
 		iouh_rate_unissued(rate);
-		return iouh_fallback(req, IOUH_FB_WORKER);
+		return iouh_fallback(req, why > 0 ? IOUH_FB_TASK : IOUH_FB_WORKER);
 	}
 	iouh_rate_issued(rate);
 	iouh_count(IOUH_INLINE_ISSUED);

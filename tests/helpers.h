@@ -231,9 +231,9 @@ int t_window_widen(int ms);
  */
 int t_window_open(pid_t pid);
 /*
- * The named delay points of a debug kernel (CONFIG_IO_URING_HANDOFF_DELAY,
- * io_uring/handoff.h): from now on the hooks busy-wait @ms at point @name
- * ("notify", "end"), 0 stops. 0 if the kernel has the point, -1 if not.
+ * The named delay points of a debug kernel (kernel/delay-points.patch):
+ * from now on the hooks wait @ms at point @name ("notify", "end" busy;
+ * "submit_lock" sleeps), 0 stops. 0 if the kernel has the point, -1 if not.
  * The harness sets every point back to 0 after each test.
  */
 int t_delay_point(const char *name, int ms);

@@ -12,8 +12,9 @@
  * blocking fsync (0), then SPIN_MS of busy userspace in the thread; the
  * event must have counted less than SPIN_MS / 2, as on stock, where the
  * thread never runs as W's task_struct. In mode handoff no handoff to W
- * may happen (W is refused, fallback_worker moves): the request takes the
- * stock punt.
+ * may happen (W is refused: fallback_task and the refusal worker_bound
+ * move, not fallback_worker, which is for no idle worker at all): the
+ * request takes the stock punt.
  *
  * Fails on a module whose worker check doesn't look at the worker's bound
  * state: W takes the identity and its event counts the thread's spin.
@@ -74,11 +75,12 @@ static unsigned long long task_clock(const int *fds, int n)
 static void test_worker_event_stays(struct t_force *tf, const int *fds, int n)
 {
 	unsigned long long c0, c1;
-	long long before, fb, end;
+	long long before, fb, wb, end;
 	volatile unsigned long spin = 0;
 
 	c0 = task_clock(fds, n);
-	fb = t_counter("fallback_worker");
+	fb = t_counter("fallback_task");
+	wb = t_refusal("worker_bound");
 	before = t_force_block(tf);
 	end = t_now_ms() + SPIN_MS;
 	while (t_now_ms() < end)
@@ -88,7 +90,9 @@ static void test_worker_event_stays(struct t_force *tf, const int *fds, int n)
 		t_fail("the workers' task clock counted %llu ms of the thread's %d ms spin",
 		       (c1 - c0) / 1000000, SPIN_MS);
 	t_expect_unmoved("handoffs", before);
-	t_expect_moved("fallback_worker", fb);
+	t_expect_moved("fallback_task", fb);
+	if (t_mode_handoff() && t_refusal("worker_bound") <= wb)
+		t_fail("the refusal worker_bound didn't move (%lld)", wb);
 }
 
 int main(void)

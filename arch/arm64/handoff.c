@@ -11,14 +11,14 @@
  * registers: fpsimd_syscall_enter() has discarded the rest of SVE, as the
  * syscall ABI allows, so moving the FPSIMD registers moves all of it.
  */
-#include "../../module/handoff.h"
-
 #include <linux/sched/task_stack.h>
 #include <asm/compat.h>
 #include <asm/cpufeature.h>
 #include <asm/fpsimd.h>
 #include <asm/neon.h>
 #include <asm/sysreg.h>
+
+#include "handoff.h"
 
 /*
  * prctl driven per-thread controls that don't move: speculative store

@@ -5,8 +5,6 @@
  * cases that would need __switch_to() internals (TLS, non-zero segment
  * selectors, I/O bitmaps, shadow stacks, AMX) are refused instead.
  */
-#include "../../module/handoff.h"
-
 #include <linux/sched/task_stack.h>
 #include <asm/fpu/api.h>
 #include <asm/fpu/sched.h>
@@ -14,6 +12,8 @@
 #include <asm/pkru.h>
 #include <asm/processor.h>
 #include <asm/segment.h>
+
+#include "handoff.h"
 
 /*
  * prctl driven per-thread controls that __switch_to_xtra() or the mm switch
