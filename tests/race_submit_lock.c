@@ -11,8 +11,9 @@
  * Delay point "submit_lock" (a debug kernel; skipped elsewhere): a sleep of
  * LOCK_MS inside the section, in an inline issue only. An openat with
  * O_CREAT (force-async, inline) into a fixed file slot
- * (IORING_FILE_INDEX_ALLOC) installs its file in such a section
- * (io_fixed_fd_install()), so it first sleeps there.
+ * (IORING_FILE_INDEX_ALLOC; without O_CLOEXEC, which a direct open
+ * refuses) installs its file in such a section (io_fixed_fd_install()), so
+ * it first sleeps there.
  *
  * test_open_direct_sleeps_in_place: its CQE gives slot 0, the slot holds
  * the file (a write through it lands), and in mode handoff the issue went
@@ -46,7 +47,7 @@ static void test_open_direct_sleeps_in_place(struct io_uring *ring,
 	bl = t_counter("blocked_lock");
 	sqe = io_uring_get_sqe(ring);
 	io_uring_prep_openat_direct(sqe, AT_FDCWD, path,
-				    O_WRONLY | O_CREAT | O_CLOEXEC, 0600,
+				    O_WRONLY | O_CREAT, 0600,
 				    IORING_FILE_INDEX_ALLOC);
 	sqe->user_data = OPEN_UD;
 	if (t_submit(ring) != 1)
