@@ -44,7 +44,7 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_FB_SIGNAL]	= "fallback_signal",
 	/* the identity can't move: the refusals file says why */
 	[IOUH_FB_TASK]		= "fallback_task",
-	/* no idle io-wq worker that can take the identity */
+	/* no idle io-wq worker (one that can't take the identity: a refusal) */
 	[IOUH_FB_WORKER]	= "fallback_worker",
 	/* the adaptive policy: most recent inline issues like it slept */
 	[IOUH_FB_POLICY]	= "fallback_policy",
