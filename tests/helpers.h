@@ -233,7 +233,8 @@ int t_window_open(pid_t pid);
 /*
  * The named delay points of a debug kernel (kernel/delay-points.patch):
  * from now on the hooks wait @ms at point @name ("notify", "end" busy;
- * "submit_lock" sleeps), 0 stops. 0 if the kernel has the point, -1 if not.
+ * "submit_lock", "take" sleep), 0 stops. 0 if the kernel has the point,
+ * -1 if not.
  * The harness sets every point back to 0 after each test.
  */
 int t_delay_point(const char *name, int ms);
