@@ -297,24 +297,41 @@ static void iouh_take_tracees(struct task_struct *dst, struct task_struct *src)
 }
 
 /*
- * A tracer that attached after the issue began, the tid still naming the
- * source then: it traces the identity, so it follows it.
+ * The ptrace links follow the tid, both ways. A tracer that attached to the
+ * source after the issue began (it asked for the submitter's tid) traces
+ * the identity. One that seized the reserved worker after the reservation
+ * checked it untraced (review item E2) asked for the worker's tid, which the
+ * source holds now: it traces the source. Each tracee is on its tracer's
+ * ->ptraced list by ->ptrace_entry, where the two swap places.
  */
+#define IOUH_JOBCTL_PTRACE	(JOBCTL_TRAPPING | JOBCTL_LISTENING)
+
 static void iouh_take_ptrace(struct task_struct *dst, struct task_struct *src)
 	__must_hold(&tasklist_lock)
 {
+	struct task_struct *to_dst, *to_src;
+	unsigned long jobctl;
+
 	iouh_take_tracees(dst, src);
-	if (likely(!src->ptrace))
+	if (likely(!src->ptrace && !dst->ptrace))
 		return;
-	dst->ptrace = src->ptrace;
-	src->ptrace = 0;
-	list_replace_init(&src->ptrace_entry, &dst->ptrace_entry);
-	dst->parent = src->parent;
-	src->parent = src->real_parent;
-	dst->ptracer_cred = src->ptracer_cred;
-	src->ptracer_cred = NULL;
-	dst->jobctl |= src->jobctl & (JOBCTL_TRAPPING | JOBCTL_LISTENING);
-	src->jobctl &= ~(JOBCTL_TRAPPING | JOBCTL_LISTENING);
+	/* the tracers, NULL for none; an untraced task's parent is its real one */
+	to_dst = src->ptrace ? rcu_access_pointer(src->parent) : NULL;
+	to_src = dst->ptrace ? rcu_access_pointer(dst->parent) : NULL;
+	if (src->ptrace && dst->ptrace)
+		list_swap(&src->ptrace_entry, &dst->ptrace_entry);
+	else if (src->ptrace)
+		list_replace_init(&src->ptrace_entry, &dst->ptrace_entry);
+	else
+		list_replace_init(&dst->ptrace_entry, &src->ptrace_entry);
+	swap(dst->ptrace, src->ptrace);
+	swap(dst->ptracer_cred, src->ptracer_cred);
+	RCU_INIT_POINTER(dst->parent, to_dst ?: rcu_access_pointer(dst->real_parent));
+	RCU_INIT_POINTER(src->parent, to_src ?: rcu_access_pointer(src->real_parent));
+	jobctl = dst->jobctl & IOUH_JOBCTL_PTRACE;
+	dst->jobctl = (dst->jobctl & ~IOUH_JOBCTL_PTRACE) |
+		      (src->jobctl & IOUH_JOBCTL_PTRACE);
+	src->jobctl = (src->jobctl & ~IOUH_JOBCTL_PTRACE) | jobctl;
 }
 
 /* per-thread CPU timers armed since the issue began: the clock moves too */

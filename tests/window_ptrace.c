@@ -16,8 +16,18 @@
  * Fails on a kernel/module that leaves a tracer attached in the window on
  * the task that handed off (an io-wq worker now): C's tid is untraced,
  * TracerPid 0 and PTRACE_INTERRUPT fails with ESRCH.
+ *
+ * test_seize_worker, review item E2: the same, but P seizes C's io-wq
+ * worker W (the one a handoff reserved, checked untraced then) in the
+ * window. The tracer traces the tid it seized: after C's submit C is
+ * untraced and W's tid traced by P, as in stock, where W is the worker
+ * that runs the punted open. Failed first (module before the fix): the
+ * identity took the worker's tracer along, "TracerPid of the child P
+ * after seizing its worker, expected 0" (and with C traced too, the two
+ * ptrace_entry links would have cross-linked the tracers' lists).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -153,6 +163,111 @@ static int wait_stop(pid_t pid, int *st)
 	return 0;
 }
 
+/* the tid of @pid's io-wq worker, named iou-wrk-<pid>; 0 if none */
+static pid_t worker_of(pid_t pid)
+{
+	char path[300], name[64], want[32];
+	struct dirent *de;
+	pid_t tid = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	snprintf(want, sizeof(want), "iou-wrk-%d\n", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!tid && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", pid,
+			 de->d_name);
+		if (!t_read_text(path, name, sizeof(name)) &&
+		    !strcmp(name, want))
+			tid = atoi(de->d_name);
+	}
+	closedir(d);
+	return tid;
+}
+
+static pid_t fork_child(int p[2], struct t_fifo *f)
+{
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		t_fail("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (!pid) {
+		close(p[0]);
+		child(p[1], f);
+	}
+	close(p[1]);
+	if (!wait_byte(p[0], 'R', READY_MS)) {
+		give_up(pid);
+		t_fail("the child did not get to its submit in %d ms", READY_MS);
+	}
+	return pid;
+}
+
+static void test_seize_worker(void)
+{
+	int p[2], in_window;
+	struct t_fifo f;
+	pid_t pid, worker, tracer;
+	long long before;
+
+	t_fifo_init(&f, "window_ptrace");
+	before = t_counter("handoffs");
+	pid = fork_child(p, &f);
+	worker = worker_of(pid);
+	if (!worker) {
+		give_up(pid);
+		t_fail("no io-wq worker iou-wrk-%d", pid);
+	}
+	if (!t_wait_asleep(pid, pid, ASLEEP_MS)) {
+		give_up(pid);
+		t_fail("the child did not sleep within %d ms of its submit",
+		     ASLEEP_MS);
+	}
+	usleep(SETTLE_MS * 1000);
+	if (ptrace(PTRACE_SEIZE, worker, NULL, NULL)) {
+		int e = errno;
+
+		give_up(pid);
+		t_fail("PTRACE_SEIZE of the worker %d: %s", worker,
+		       strerror(e));
+	}
+	in_window = t_window_open(pid);
+	if (!wait_byte(p[0], 'D', SUBMIT_MS)) {
+		give_up(pid);
+		t_fail("the child's submit did not return within %d ms of the seize",
+		     SUBMIT_MS);
+	}
+	tracer = tracer_of(pid);
+	if (tracer != 0) {
+		give_up(pid);
+		t_fail("TracerPid of the child %d after seizing its worker, expected 0",
+		       tracer);
+	}
+	tracer = tracer_of(worker);
+	if (tracer != getpid()) {
+		give_up(pid);
+		t_fail("TracerPid of the worker's tid %d after its seize, expected %d",
+		       tracer, getpid());
+	}
+	if (!kill_and_reap(pid))
+		t_fail("the child was not reaped %d ms after SIGKILL", REAP_MS);
+	if (t_mode_handoff())
+		fprintf(stderr, "note: seized the worker %s the window\n",
+			in_window ? "inside" : "outside");
+	t_remove_file("window_ptrace", pid);
+	close(p[0]);
+	t_expect_handoff(before);
+	t_fifo_exit(&f);
+}
+
 static void test_seize(void)
 {
 	int p[2], st, in_window;
@@ -160,26 +275,9 @@ static void test_seize(void)
 	long long before;
 	pid_t pid, tracer;
 
-	t_dir("IOUH_EXT4");
 	t_fifo_init(&f, "window_ptrace");
-	t_window_widen(WINDOW_MS);
-	if (pipe2(p, O_CLOEXEC))
-		t_fail("pipe: %s", strerror(errno));
 	before = t_counter("handoffs");
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		t_fail("fork: %s", strerror(errno));
-	if (!pid) {
-		close(p[0]);
-		child(p[1], &f);
-	}
-	close(p[1]);
-
-	if (!wait_byte(p[0], 'R', READY_MS)) {
-		give_up(pid);
-		t_fail("the child did not get to its submit in %d ms", READY_MS);
-	}
+	pid = fork_child(p, &f);
 	if (!t_wait_asleep(pid, pid, ASLEEP_MS)) {
 		give_up(pid);
 		t_fail("the child did not sleep within %d ms of its submit",
@@ -240,6 +338,9 @@ static void test_seize(void)
 
 int main(void)
 {
+	t_dir("IOUH_EXT4");
+	t_window_widen(WINDOW_MS);
 	test_seize();
+	test_seize_worker();
 	return T_PASS;
 }
