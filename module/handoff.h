@@ -28,6 +28,7 @@ enum iouh_counter {
 	IOUH_FB_BUDGET,
 	IOUH_FB_BATCH,
 	IOUH_FB_SCOPE,
+	IOUH_FB_DEPTH,
 	IOUH_NR_COUNTERS,
 };
 
@@ -99,6 +100,9 @@ void iouh_scope_exit(void);
 /* the adaptive policy's budget of one io_uring_enter() in us, 0: none */
 #define IOUH_BATCH_BUDGET_US	500
 extern unsigned int iouh_batch_budget_us;
+/* ... and its depth: completions left in the CQ, 0: none */
+#define IOUH_DEPTH_MAX		4
+extern unsigned int iouh_depth_max;
 
 /*
  * iowq_handoff.c: the worker side, a worker held at issue (0; -EBUSY: none

@@ -3,7 +3,7 @@
  * io_uring thread identity handoff: module init/exit and the files under
  * /sys/kernel/io_uring_handoff/: the enabled toggle (which registers the
  * kernel hooks or takes them away, so a disabled module leaves a stock
- * kernel), the settings (policy, async_inline, batch_budget_us), the
+ * kernel), the settings (policy, async_inline, batch_budget_us, depth_max), the
  * policy's rates and the identity's refusals, and the counters.
  */
 #include <linux/kobject.h>
@@ -54,6 +54,8 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_FB_BATCH]		= "fallback_batch",
 	/* the submitter is outside the cgroup setting's subtree */
 	[IOUH_FB_SCOPE]		= "fallback_scope",
+	/* the application pipelines: depth_max completions it hasn't reaped */
+	[IOUH_FB_DEPTH]		= "fallback_depth",
 };
 
 static const struct io_uring_handoff_ops handoff_ops = {
@@ -156,6 +158,11 @@ module_param_cb(batch_budget_us, &param_ops_uint, &iouh_batch_budget_us, 0644);
 MODULE_PARM_DESC(batch_budget_us, "adaptive policy: punt the rest of a submission after this many us of inline issues (0: never; default "
 		 __stringify(IOUH_BATCH_BUDGET_US) ")");
 
+/* the adaptive policy's depth, iouh_depth_spent() */
+module_param_cb(depth_max, &param_ops_uint, &iouh_depth_max, 0644);
+MODULE_PARM_DESC(depth_max, "adaptive policy: punt a request while this many completions wait in its CQ, a submission's earlier requests included (0: never; default "
+		 __stringify(IOUH_DEPTH_MAX) ")");
+
 /*
  * async_inline: IOSQE_ASYNC asks for the io-wq punt, and by default keeps
  * it. 1: such requests are candidates like any other, a userspace-visible
@@ -223,6 +230,7 @@ static struct handoff_setting handoff_settings[] = {
 	HANDOFF_SETTING(enabled),
 	HANDOFF_SETTING(policy),
 	HANDOFF_SETTING(batch_budget_us),
+	HANDOFF_SETTING(depth_max),
 	HANDOFF_SETTING(async_inline),
 	HANDOFF_SETTING(cgroup),
 };

@@ -294,6 +294,61 @@ static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 }
 
 /*
+ * The depth of the application: completions in the CQ it hasn't reaped,
+ * and the SQEs its io_uring_enter() took before this one (their
+ * completions post at the end of the call). An application that submits
+ * while results wait is pipelining, it doesn't wait for this one next: on
+ * io-wq the request would run beside it, on another CPU, where inline it
+ * runs serialized in the submitter (fio at iodepth 32 submits each request
+ * alone, and an inline one has completed by the time its call returns, so
+ * only the CQ shows the depth). From iouh_depth_max of them on, with another
+ * CPU to run on, a request takes the punt, and so does every request of the
+ * task on that ring for IOUH_DEPTH_HOLD_MS after (and a jiffy): a pipeline's
+ * CQ drains now and then, and an inline issue beside its punts still on
+ * io-wq would contend with them (the same file's lock) and hand off. It is
+ * checked before the identity and the estimates: most requests of a
+ * pipeline end here, and a punt should cost what the stock one does. cq.head
+ * is the application's, read unlocked: a stale value shifts a decision by a
+ * request. The table is direct-mapped and unlocked like the batches': a
+ * lost update ends a hold early.
+ */
+#define IOUH_DEPTH_BUCKETS	64
+#define IOUH_DEPTH_HOLD_MS	2
+
+struct iouh_depth {
+	const struct io_uring_task	*tctx;
+	const struct io_ring_ctx	*ctx;
+	unsigned long			until;	/* jiffies, the hold's end */
+} ____cacheline_aligned_in_smp;
+
+static struct iouh_depth iouh_depths[IOUH_DEPTH_BUCKETS];
+unsigned int iouh_depth_max = IOUH_DEPTH_MAX;
+
+static bool iouh_depth_spent(struct io_kiocb *req, struct io_uring_task *tctx)
+{
+	unsigned int max = READ_ONCE(iouh_depth_max);
+	struct io_ring_ctx *ctx = req->ctx;
+	struct iouh_depth *d;
+	unsigned int depth;
+
+	if (!max || !READ_ONCE(iouh_adaptive) || current->nr_cpus_allowed < 2)
+		return false;
+	depth = ctx->cached_cq_tail - READ_ONCE(ctx->rings->cq.head);
+	depth += ctx->cached_sq_head - tctx->handoff.sq_head - 1;
+	d = &iouh_depths[hash_ptr(tctx, ilog2(IOUH_DEPTH_BUCKETS))];
+	if (depth >= max) {
+		/* a jiffy at least: no clock read per request */
+		WRITE_ONCE(d->until, jiffies + 1 +
+			   msecs_to_jiffies(IOUH_DEPTH_HOLD_MS));
+		WRITE_ONCE(d->ctx, ctx);
+		WRITE_ONCE(d->tctx, tctx);
+		return true;
+	}
+	return READ_ONCE(d->tctx) == tctx && READ_ONCE(d->ctx) == ctx &&
+	       time_before(jiffies, READ_ONCE(d->until));
+}
+
+/*
  * Rings whose issue runs elsewhere (SQPOLL), completes by polling (IOPOLL)
  * or can't resume mid-batch (SQ_REWIND). SINGLE_ISSUER and DEFER_TASKRUN
  * rings are served: the handoff makes the worker their submitter_task
@@ -456,6 +511,8 @@ bool iouh_issue_begin(struct io_kiocb *req)
 	 */
 	if (tctx->handoff.done)
 		return iouh_fallback(req, IOUH_FB_BATCH);
+	if (iouh_depth_spent(req, tctx))
+		return iouh_fallback(req, IOUH_FB_DEPTH);
 	/* would interrupt the issue right away */
 	if (task_sigpending(current))
 		return iouh_fallback(req, IOUH_FB_SIGNAL);

@@ -107,7 +107,7 @@ static void test_no_module(struct io_uring *ring, const char *path)
 
 int main(void)
 {
-	char path[PATH_MAX], policy[32], budget[32];
+	char path[PATH_MAX], policy[32], budget[32], depth[32];
 	struct io_uring ring;
 	struct t_force tf;
 	int fd, ret;
@@ -127,11 +127,15 @@ int main(void)
 	} else {
 		t_setting_get("policy", policy, sizeof(policy));
 		t_setting_get("batch_budget_us", budget, sizeof(budget));
+		/* the depth would punt the batch's tail first */
+		t_setting_get("depth_max", depth, sizeof(depth));
+		t_setting_set("depth_max", "0");
 		test_budget_spent(&ring, path);
 		test_budget_left(&ring, path, "adaptive", "1000000");
 		test_budget_left(&ring, path, "adaptive", "0");
 		test_budget_left(&ring, path, "inline", "1");
 		t_setting_set("batch_budget_us", budget);
+		t_setting_set("depth_max", depth);
 		t_setting_set("policy", policy);
 	}
 	unlink(path);
