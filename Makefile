@@ -31,7 +31,8 @@ help:
 	@echo "              arm64 lane (project tests on an arm64 guest) in QEMU"
 	@echo "make bench    A/B benchmark in one guest boot: build/bench/results.csv, ratio.png"
 	@echo "              (BENCH_SECS=2 BENCH_ROUNDS=3 VCPUS=2 BENCH_OPS=... BENCH_QDS=... BENCH_FS=..."
-	@echo "               BENCH_MODES=...)"
+	@echo "               BENCH_MODES=...), then fio as a client: BENCH_CLIENTS=..."
+	@echo "               BENCH_CLIENT_ROUNDS=5 BENCH_CLIENT_SECS=3 BENCH_CLIENT_MODES=..."
 	@echo "make soak     the debug kernel's stress with rmmod/modprobe cycles and"
 	@echo "              enabled toggles, SOAK_RUNS=3 boots of SOAK_SECS=1800 each:"
 	@echo "              build/soak-N/ (not part of make test)"
@@ -165,6 +166,10 @@ BENCH_TIMEOUT ?= 5400
 
 bench: module
 	$(MAKE) -C bench UAPI=$(KDIR)/uapi OUT=$(BUILD)/bench
+	@# the clients section's fio, Debian's package (the guest shares our root)
+	@command -v fio > /dev/null || DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q fio > /dev/null || \
+		echo "bench: no fio (apt-get install fio failed), its cells are skipped"
 	@mkdir -p $(BUILD)/bench/vm
 	@# the guest's progress lines, live over the results share
 	@tail -n 0 --pid=$$$$ -F $(BUILD)/bench/vm/guest.log 2>/dev/null | \

@@ -7,6 +7,8 @@
 #   baseline  the module unloaded (the kernel is stock)
 #   handoff   the module loaded, enabled=1, policy=adaptive (its default)
 #   inline    the module loaded, enabled=1, policy=inline (no adaptive punt)
+#   nodepth   handoff with depth_max=0 (the adaptive policy without its
+#             depth, for an A/B of that setting; not in the defaults)
 #   disabled  the module loaded, enabled=0
 #   sync      iouh-bench --sync, the same op as a one thread syscall loop
 # in the order of BENCH_MODES on odd rounds and reversed on even
@@ -22,13 +24,30 @@
 # A failed run is a comment line "# fail ... rc=N" and makes the exit status 1.
 # $OUTDIR/env.txt: key=value lines (kernel, vcpus, secs, rounds, ops, qds, fs).
 #
+# Then the clients (BENCH_CLIENTS): programs users run, each cell module
+# unloaded (baseline) vs loaded with its defaults (handoff), interleaved,
+# BENCH_CLIENT_ROUNDS rounds; a line per run like the above with op= the
+# client cell, ops= its requests/s (fio: read + write IOPS), cpu= its
+# user + system CPU %, ctx= its context switches, and in mode handoff the
+# deltas of inline_issued, handoffs and each fallback_* counter that moved
+# (fb_<reason>=N):
+#   fio-fsync    fio write 4k, fsync after each write, qd 1 and 32
+#   fio-fsync4   the same, fsync after every 4th write, qd 32
+#   fio-randrw   fio buffered random read/write 4k with crc32c verify,
+#                qd 8 and 32
+#   fio-write    fio buffered sequential write 4k, no fsync, qd 1 and 32
+# fio is Debian's package (bookworm: 3.33), found on PATH; a client that
+# isn't there is skipped with a comment line "# skip CLIENT: why".
+#
 # Environment: IOUH_TMPFS and IOUH_EXT4 (directories on tmpfs and on the
 # ext4 disk, as set by guest-run.sh); as make bench's caller set them
 # (run-vm.sh passes them on), BENCH_SECS (2), BENCH_ROUNDS
 # (3), BENCH_OPS ("fsync statx fadvise renameat openat splice unlinkat
-# treewalk nop"), BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
+# treewalk nop"; "" none, the clients only), BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
 # 128", nop "1"), BENCH_FS ("tmpfs ext4"), BENCH_MODES ("baseline handoff
-# inline disabled sync").
+# inline disabled sync"), BENCH_CLIENTS ("fio-fsync fio-fsync4
+# fio-randrw fio-write"; "" none), BENCH_CLIENT_ROUNDS (5), BENCH_CLIENT_SECS
+# (3), BENCH_CLIENT_MODES ("baseline handoff").
 set -u
 REPO=$1
 OUTDIR=$2
@@ -37,10 +56,14 @@ KO=$REPO/build/module/module/io_uring_handoff.ko
 SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
 SECS=${BENCH_SECS:-2}
 ROUNDS=${BENCH_ROUNDS:-3}
-OPS=${BENCH_OPS:-fsync statx fadvise renameat openat splice unlinkat treewalk nop}
+OPS=${BENCH_OPS-fsync statx fadvise renameat openat splice unlinkat treewalk nop}
 QDS=${BENCH_QDS:-}
 FSS=${BENCH_FS:-tmpfs ext4}
 MODES=${BENCH_MODES:-baseline handoff inline disabled sync}
+CLIENTS=${BENCH_CLIENTS-fio-fsync fio-fsync4 fio-randrw fio-write}
+CROUNDS=${BENCH_CLIENT_ROUNDS:-5}
+CSECS=${BENCH_CLIENT_SECS:-3}
+CMODES=${BENCH_CLIENT_MODES:-baseline handoff}
 RAW=$OUTDIR/raw.txt
 ERR=$(mktemp /tmp/iouh-bench.err.XXXXXX)
 # a run takes SECS plus setup and drain; allow for a slow (TCG) guest
@@ -74,10 +97,20 @@ mod_enable() {	# 0|1 [policy]
 	echo "$2" > "$SYSFS/policy" && [ "$(cat "$SYSFS/policy")" = "$2" ]
 }
 
+# a setting of the module, written and read back
+mod_setting() {	# name value
+	echo "$2" > "$SYSFS/$1" && [ "$(cat "$SYSFS/$1")" = "$2" ]
+}
+
+# the module's default depth_max, read at the first load
+DEPTH_MAX=
+
 set_mode() {
 	case $1 in
 	baseline) mod_unload ;;
-	handoff) mod_enable 1 adaptive ;;
+	handoff) mod_enable 1 adaptive &&
+		{ [ -z "$DEPTH_MAX" ] || mod_setting depth_max "$DEPTH_MAX"; } ;;
+	nodepth) mod_enable 1 adaptive && mod_setting depth_max 0 ;;
 	inline) mod_enable 1 inline ;;
 	disabled) mod_enable 0 ;;
 	sync) ;;	# syscalls only, whatever the module state
@@ -151,7 +184,7 @@ run_one() {	# op fs qd mode round
 	line=$(timeout "$TMO" "$BIN" "${args[@]}" 2> "$ERR")
 	rc=$?
 	case $mode in
-	handoff | inline | disabled)
+	handoff | inline | disabled | nodepth)
 		extra=" handoffs=$(($(counter handoffs) - h0))"
 		extra+=" inline_done=$(($(counter inline_done) - i0))"
 		extra+=" fallbacks=$(($(fallbacks) - f0))"
@@ -178,6 +211,118 @@ run_cell() {	# op fs qd
 	done
 }
 
+# every counter of the module as "name value" lines, empty if unloaded
+counters_all() {
+	local f
+	mod_loaded || return 0
+	for f in "$SYSFS"/inline_issued "$SYSFS"/handoffs "$SYSFS"/fallback_*; do
+		[ -r "$f" ] && echo "${f##*/} $(cat "$f")"
+	done
+}
+
+# " inline_issued=N handoffs=N fb_<reason>=N ..." from two counters_all()
+counter_deltas() {	# before after
+	awk 'NR == FNR { b[$1] = $2; next }
+	     { d = $2 - b[$1]; n = $1; sub(/^fallback_/, "fb_", n)
+	       if (n !~ /^fb_/ || d) printf " %s=%d", n, d }' "$1" "$2"
+}
+
+client_qds() {	# client
+	case $1 in
+	fio-fsync | fio-write) echo 1 32 ;;
+	fio-fsync4) echo 32 ;;
+	fio-randrw) echo 8 32 ;;
+	esac
+}
+
+# fio's job for a client cell, in the array FIO_ARGS
+client_fio_args() {	# client dir qd
+	FIO_ARGS=(--name=c --ioengine=io_uring --filename="$2/fio.dat"
+		  --size=16m --bs=4k --iodepth="$3" --time_based
+		  --runtime="$CSECS" --output-format=json)
+	case $1 in
+	fio-fsync) FIO_ARGS+=(--rw=write --fsync=1) ;;
+	fio-fsync4) FIO_ARGS+=(--rw=write --fsync=4) ;;
+	fio-randrw) FIO_ARGS+=(--rw=randrw --verify=crc32c) ;;
+	fio-write) FIO_ARGS+=(--rw=write) ;;
+	esac
+}
+
+# "ops=... cpu=... ctx=..." from fio's JSON on stdin; fails on a job error
+fio_summary() {
+	python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+if j.get("error"):
+    sys.exit("fio job error %d" % j["error"])
+print("ops=%.1f cpu=%.1f ctx=%d" % (j["read"]["iops"] + j["write"]["iops"],
+      j["usr_cpu"] + j["sys_cpu"], j["ctx"]))'
+}
+
+client_one() {	# client fs qd mode round
+	local c=$1 fs=$2 qd=$3 mode=$4 r=$5 out rc extra=
+	local desc="op=$c fs=$fs qd=$qd mode=$mode round=$r"
+	local b=$ERR.before a=$ERR.after
+
+	: > "$ERR"
+	if ! set_mode "$mode" 2> "$ERR"; then
+		run_fail setup "$desc"
+		return
+	fi
+	rm -f "$(fs_dir "$fs")/fio.dat"
+	sync
+	counters_all > "$b"
+	client_fio_args "$c" "$(fs_dir "$fs")" "$qd"
+	out=$(set -o pipefail; timeout $((CSECS * 4 + 60)) fio "${FIO_ARGS[@]}" \
+		2> "$ERR" | fio_summary 2>> "$ERR")
+	rc=$?
+	counters_all > "$a"
+	[ "$mode" = baseline ] || extra=$(counter_deltas "$b" "$a")
+	rm -f "$b" "$a" "$(fs_dir "$fs")/fio.dat"
+	case $out in
+	"ops="*) ;;
+	*) [ $rc = 0 ] && rc=bad-output ;;
+	esac
+	if [ "$rc" != 0 ]; then
+		run_fail "$rc" "$desc"
+		return
+	fi
+	echo "op=$c fs=$fs qd=$qd mode=$mode $out round=$r$extra" >> "$RAW"
+}
+
+client_modes() {	# round
+	if [ $(($1 % 2)) = 1 ]; then
+		echo $CMODES
+	else
+		echo $CMODES | tr ' ' '\n' | tac | tr '\n' ' '
+	fi
+}
+
+# the clients section: skips a client that isn't installed
+run_clients() {
+	local c fs qd r m
+	for c in $CLIENTS; do
+		case $c in
+		fio-*) if ! command -v fio > /dev/null; then
+				echo "# skip $c: no fio on PATH (apt install fio)" >> "$RAW"
+				echo "bench: skip $c, no fio"
+				continue
+			fi ;;
+		*) die "unknown client $c" ;;
+		esac
+		for fs in $FSS; do
+			for qd in $(client_qds "$c"); do
+				echo "bench: client $c $fs $qd, elapsed ${SECONDS}s"
+				for r in $(seq 1 "$CROUNDS"); do
+					for m in $(client_modes "$r"); do
+						client_one "$c" "$fs" "$qd" "$m" "$r"
+					done
+				done
+			done
+		done
+	done
+}
+
 [ -x "$BIN" ] || die "$BIN missing, build it with make -C bench"
 [ -r "$KO" ] || die "$KO missing"
 mkdir -p "$OUTDIR" || die "cannot create $OUTDIR"
@@ -189,6 +334,7 @@ done
 trap 'mod_unload; rm -f "$ERR"' EXIT
 # fail fast if the module cannot do the A/B at all
 mod_enable 1 || die "cannot load and enable the module"
+DEPTH_MAX=$(cat "$SYSFS/depth_max" 2>/dev/null)
 mod_unload || die "cannot unload the module"
 
 {
@@ -200,6 +346,11 @@ mod_unload || die "cannot unload the module"
 	echo "qds=${QDS:-1 8 32, unlinkat 1 32 128, nop 1}"
 	echo "fs=$FSS"
 	echo "modes=$MODES"
+	echo "clients=$CLIENTS"
+	echo "client_rounds=$CROUNDS"
+	echo "client_secs=$CSECS"
+	echo "client_modes=$CMODES"
+	echo "fio=$(fio --version 2>/dev/null || echo none)"
 } > "$OUTDIR/env.txt"
 
 read -ra b <<< "$FSS"
@@ -220,6 +371,7 @@ for op in $OPS; do
 		done
 	done
 done
+run_clients
 for fs in $FSS; do
 	rm -rf "$(fs_dir "$fs")"
 done

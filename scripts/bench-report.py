@@ -4,7 +4,10 @@
 Reads OUTDIR/raw.txt (one line per run, key=value, see bench-guest.sh),
 OUTDIR/env.txt and OUTDIR/accel (kvm or tcg, or run-vm.sh's "accel=..."
 line; missing means unknown). Takes per cell (op, fs, qd) the median over
-rounds of each mode, writes OUTDIR/results.csv, prints a table laid out like
+rounds of each mode and the paired per-round ratios handoff/baseline (the
+same round's runs; min/median/max, the figure a regression is judged by:
+a median below 0.95 in two boots), writes OUTDIR/results.csv, prints a
+table laid out like
 the RFC cover letter and plots the handoff/baseline and disabled/baseline
 ratios to OUTDIR/ratio.png with gnuplot (ratio.svg if gnuplot has no PNG
 terminal). Exits 1 if raw.txt is missing or holds no runs.
@@ -18,14 +21,16 @@ import statistics
 import subprocess
 import sys
 
-MODES = ("baseline", "handoff", "inline", "disabled", "sync")
+MODES = ("baseline", "handoff", "inline", "disabled", "sync", "nodepth")
 CSV_HEADER = ["op", "fs", "qd", "baseline_ops", "handoff_ops", "ratio",
               "baseline_cpu", "handoff_cpu", "sync_ops",
               "disabled_ops", "disabled_ratio", "handoffs", "inline_done",
               "fallbacks", "baseline_workers", "handoff_workers",
               "inline_ops", "inline_ratio", "inline_cpu", "inline_handoffs",
               "rate", "baseline_p50", "baseline_p99", "handoff_p50",
-              "handoff_p99"]
+              "handoff_p99", "pairs", "pair_ratio_min", "pair_ratio_median",
+              "pair_ratio_max", "baseline_ctx", "handoff_ctx",
+              "inline_issued", "fallbacks_by_reason"]
 OP_LABEL = {
     "fadvise": "fadvise DONTNEED",
     "openat": "openat O_TMPFILE",
@@ -66,9 +71,14 @@ def read_raw(path):
                     if c in kv:
                         run[c] = float(kv[c])
                 for c in ("handoffs", "inline_done", "fallbacks",
-                          "workers", "rate", "n"):
+                          "workers", "rate", "n", "round", "ctx",
+                          "inline_issued"):
                     if c in kv and kv[c] != "-":
                         run[c] = int(kv[c])
+                fb = {k[3:]: int(v) for k, v in kv.items()
+                      if k.startswith("fb_")}
+                if fb:
+                    run["fb"] = fb
                 mode = kv["mode"]
             except (KeyError, ValueError):
                 print(f"bench-report: {path}:{n}: skipping '{line}'",
@@ -105,6 +115,21 @@ def median(runs, field):
     return statistics.median(vals) if vals else None
 
 
+def paired(modes, mode):
+    """mode/baseline ops of the same round, for every round both ran"""
+    base = {r["round"]: r["ops"] for r in modes.get("baseline", [])
+            if "round" in r and r["ops"] > 0}
+    return [r["ops"] / base[r["round"]] for r in modes.get(mode, [])
+            if r.get("round") in base]
+
+
+def fallbacks_by_reason(runs):
+    """{reason: median over runs of its count} of the runs that had fb_"""
+    reasons = sorted({k for r in runs for k in r.get("fb", {})})
+    return {k: statistics.median(r.get("fb", {}).get(k, 0) for r in runs)
+            for k in reasons}
+
+
 def summarise(cells):
     rows = []
     for (op, fs, qd), modes in cells.items():
@@ -125,6 +150,16 @@ def summarise(cells):
                 row[m + "_" + c] = median(modes.get(m, []), c)
         row["disabled_handoffs"] = median(modes.get("disabled", []),
                                           "handoffs")
+        row["modes"] = modes
+        pr = paired(modes, "handoff")
+        row["pairs"] = len(pr)
+        row["pair_min"] = min(pr) if pr else None
+        row["pair_med"] = statistics.median(pr) if pr else None
+        row["pair_max"] = max(pr) if pr else None
+        for m in ("baseline", "handoff"):
+            row[m + "_ctx"] = median(modes.get(m, []), "ctx")
+        row["inline_issued"] = median(hruns, "inline_issued")
+        row["fb"] = fallbacks_by_reason(hruns)
         b = row["baseline_ops"]
         for m, k in (("handoff", "ratio"), ("disabled", "disabled_ratio"),
                      ("inline", "inline_ratio")):
@@ -165,7 +200,16 @@ def write_csv(path, rows):
                         fmt(r["baseline_p50"], ".1f"),
                         fmt(r["baseline_p99"], ".1f"),
                         fmt(r["handoff_p50"], ".1f"),
-                        fmt(r["handoff_p99"], ".1f")])
+                        fmt(r["handoff_p99"], ".1f"),
+                        r["pairs"],
+                        fmt(r["pair_min"], ".4f"),
+                        fmt(r["pair_med"], ".4f"),
+                        fmt(r["pair_max"], ".4f"),
+                        fmt(r["baseline_ctx"], ".0f"),
+                        fmt(r["handoff_ctx"], ".0f"),
+                        fmt(r["inline_issued"], ".0f"),
+                        " ".join(f"{k}:{v:.0f}" for k, v in
+                                 r["fb"].items())])
 
 
 def kops(v):
@@ -264,6 +308,26 @@ def print_table(rows, env, nfail):
         print(line("baseline", kops(b), pct(bc), bx))
         print(line("handoff", kops(h), pct(hc), hx))
         print(line("change", change(h, b), change(hc, bc)))
+        if r["pairs"]:
+            px = f"   paired per round, {r['pairs']} rounds"
+            if r["baseline_ctx"] is not None and r["handoff_ctx"] is not None:
+                px += (f"; ctx switches {r['baseline_ctx']:.0f} -> "
+                       f"{r['handoff_ctx']:.0f}")
+            if r["inline_issued"] is not None:
+                px += f"; inline {r['inline_issued']:.0f}"
+            if r["fb"]:
+                px += "; fallback " + ", ".join(
+                    f"{k} {v:.0f}" for k, v in r["fb"].items() if v)
+            print(line("ratio min/median/max",
+                       f"{r['pair_min']:.2f}/{r['pair_med']:.2f}/"
+                       f"{r['pair_max']:.2f}", "", px))
+        if r["nodepth_ops"] is not None:
+            pn = paired(r["modes"], "nodepth")
+            print(line("handoff, depth_max=0", kops(r["nodepth_ops"]),
+                       pct(r["nodepth_cpu"]),
+                       f"   paired min/median/max {min(pn):.2f}/"
+                       f"{statistics.median(pn):.2f}/{max(pn):.2f}"
+                       if pn else ""))
         if r["inline_ops"] is not None:
             print(line("inline (policy off)", kops(r["inline_ops"]),
                        pct(r["inline_cpu"]), ix))
