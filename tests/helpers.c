@@ -441,6 +441,41 @@ void t_warm(struct io_uring *ring)
 	t_wait_idle_worker();
 }
 
+void t_statx_batch(struct io_uring *ring, const char *path, int n,
+		   long long size)
+{
+	struct statx stx[64];
+	struct io_uring_cqe *cqe;
+	int i, ret;
+
+	if (n > 64)
+		t_fail("t_statx_batch: %d statx, at most 64", n);
+	t_wait_idle_worker();
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (!sqe)
+			t_fail("SQ ring full at %d", i);
+		io_uring_prep_statx(sqe, AT_FDCWD, path, 0, STATX_SIZE,
+				    &stx[i]);
+		sqe->user_data = i;
+	}
+	ret = io_uring_submit(ring);
+	if (ret != n)
+		t_fail("submit: %d of %d", ret, n);
+	for (i = 0; i < n; i++) {
+		ret = io_uring_wait_cqe(ring, &cqe);
+		if (ret)
+			t_fail("wait_cqe: %s", strerror(-ret));
+		if (cqe->res || cqe->user_data >= (unsigned int)n ||
+		    (long long)stx[cqe->user_data].stx_size != size)
+			t_fail("statx %llu: res %d, expected 0 and size %lld",
+			       (unsigned long long)cqe->user_data, cqe->res,
+			       size);
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
 void t_force_init_flags(struct t_force *tf, const char *name, unsigned int ring_flags)
 {
 	const char *dir = t_dir("IOUH_EXT4");

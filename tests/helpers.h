@@ -124,6 +124,12 @@ void t_wait_idle_worker(void);
  */
 void t_warm(struct io_uring *ring);
 /*
+ * @n statx of @path in one io_uring_enter(), after an idle worker is
+ * there; each CQE must give 0 and @size. @n at most 64.
+ */
+void t_statx_batch(struct io_uring *ring, const char *path, int n,
+		   long long size);
+/*
  * Submit one fsync with @sqe_flags and wait: exactly one CQE must arrive,
  * with the right user_data. Returns its res. Signals are fine meanwhile.
  */

@@ -26,41 +26,6 @@
 #define NR	16
 #define SIZE	4096
 
-/* NR statx of @path in one io_uring_enter(), each checked */
-static void statx_batch(struct io_uring *ring, const char *path)
-{
-	struct statx stx[NR];
-	struct io_uring_cqe *cqe;
-	int i, ret;
-
-	t_wait_idle_worker();
-	for (i = 0; i < NR; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-		if (!sqe)
-			t_fail("SQ ring full at %d", i);
-		io_uring_prep_statx(sqe, AT_FDCWD, path, 0, STATX_SIZE,
-				    &stx[i]);
-		sqe->user_data = i;
-	}
-	ret = io_uring_submit(ring);
-	if (ret != NR)
-		t_fail("submit: %d of %d", ret, NR);
-	for (i = 0; i < NR; i++) {
-		ret = io_uring_wait_cqe(ring, &cqe);
-		if (ret)
-			t_fail("wait_cqe: %s", strerror(-ret));
-		if (cqe->res || cqe->user_data >= NR ||
-		    stx[cqe->user_data].stx_size != SIZE)
-			t_fail("statx %llu: res %d, size %llu, expected 0, %d",
-			     (unsigned long long)cqe->user_data, cqe->res,
-			     cqe->user_data < NR ?
-			     (unsigned long long)stx[cqe->user_data].stx_size :
-			     0ULL, SIZE);
-		io_uring_cqe_seen(ring, cqe);
-	}
-}
-
 /* one batch under @policy and @budget: how many inline, how many punted */
 static void run_batch(struct io_uring *ring, const char *path,
 		      const char *policy, const char *budget,
@@ -71,7 +36,7 @@ static void run_batch(struct io_uring *ring, const char *path,
 
 	t_setting_set("policy", policy);
 	t_setting_set("batch_budget_us", budget);
-	statx_batch(ring, path);
+	t_statx_batch(ring, path, NR, SIZE);
 	*issued = t_inline_issued() - i0;
 	*punts = t_counter("fallback_budget") - b0;
 }
@@ -101,7 +66,7 @@ static void test_no_module(struct io_uring *ring, const char *path)
 {
 	long long in = t_inline_issued();
 
-	statx_batch(ring, path);
+	t_statx_batch(ring, path, NR, SIZE);
 	t_expect_no_inline(in);
 }
 

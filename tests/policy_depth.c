@@ -38,50 +38,9 @@
 #define DEPTH	4
 #define SIZE	4096
 #define NOP_UD	0x909ULL
+#define STATX_UD	0x57a7ULL
 /* more than the module's hold after a punt by the depth (2 ms, a jiffy) */
 #define HOLD_MS	50
-
-/* NOP CQEs statx_batch() came across and reaped */
-static int nops_reaped;
-
-/* @n statx of @path in one io_uring_enter(), each checked */
-static void statx_batch(struct io_uring *ring, const char *path, int n)
-{
-	struct statx stx[NR];
-	struct io_uring_cqe *cqe;
-	int i, ret;
-
-	t_wait_idle_worker();
-	for (i = 0; i < n; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-		if (!sqe)
-			t_fail("SQ ring full at %d", i);
-		io_uring_prep_statx(sqe, AT_FDCWD, path, 0, STATX_SIZE,
-				    &stx[i]);
-		sqe->user_data = i;
-	}
-	ret = io_uring_submit(ring);
-	if (ret != n)
-		t_fail("submit: %d of %d", ret, n);
-	for (i = 0; i < n; i++) {
-		ret = io_uring_wait_cqe(ring, &cqe);
-		if (ret)
-			t_fail("wait_cqe: %s", strerror(-ret));
-		if (cqe->user_data == NOP_UD) {
-			nops_reaped++;
-			io_uring_cqe_seen(ring, cqe);
-			i--;
-			continue;
-		}
-		if (cqe->res || cqe->user_data >= (unsigned int)n ||
-		    stx[cqe->user_data].stx_size != SIZE)
-			t_fail("statx %llu: res %d, expected 0 and size %d",
-			       (unsigned long long)cqe->user_data, cqe->res,
-			       SIZE);
-		io_uring_cqe_seen(ring, cqe);
-	}
-}
 
 /* how many of @n went inline and how many the depth punted */
 static void run_batch(struct io_uring *ring, const char *path, int n,
@@ -90,7 +49,7 @@ static void run_batch(struct io_uring *ring, const char *path, int n,
 	long long i0 = t_inline_issued();
 	long long d0 = t_counter("fallback_depth");
 
-	statx_batch(ring, path, n);
+	t_statx_batch(ring, path, n, SIZE);
 	*issued = t_inline_issued() - i0;
 	*punts = t_counter("fallback_depth") - d0;
 }
@@ -107,33 +66,46 @@ static void test_depth_batch(struct io_uring *ring, const char *path)
 
 static void test_depth_cq(struct io_uring *ring, const char *path)
 {
+	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	long long issued, punts;
-	int i;
+	long long i0, d0, issued, punts;
+	struct statx stx;
+	int i, nops = 0;
 
 	for (i = 0; i < DEPTH; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
+		sqe = io_uring_get_sqe(ring);
 		io_uring_prep_nop(sqe);
 		sqe->user_data = NOP_UD;
 	}
 	if (io_uring_submit_and_wait(ring, DEPTH) != DEPTH)
 		t_fail("submit %d NOPs", DEPTH);
-	/* the NOPs' CQEs stay in the CQ until statx_batch() reaps them */
-	nops_reaped = 0;
-	run_batch(ring, path, 1, &issued, &punts);
+	/* their CQEs stay in the CQ: a statx alone, then reap all */
+	t_wait_idle_worker();
+	i0 = t_inline_issued();
+	d0 = t_counter("fallback_depth");
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_statx(sqe, AT_FDCWD, path, 0, STATX_SIZE, &stx);
+	sqe->user_data = STATX_UD;
+	if (io_uring_submit(ring) != 1)
+		t_fail("submit the statx");
+	issued = t_inline_issued() - i0;
+	punts = t_counter("fallback_depth") - d0;
+	for (i = 0; i < DEPTH + 1; i++) {
+		if (io_uring_wait_cqe(ring, &cqe))
+			t_fail("%d of %d CQEs", i, DEPTH + 1);
+		if (cqe->user_data == NOP_UD)
+			nops++;
+		else if (cqe->user_data != STATX_UD || cqe->res ||
+			 stx.stx_size != SIZE)
+			t_fail("statx: user_data %#llx res %d, want 0",
+			       (unsigned long long)cqe->user_data, cqe->res);
+		io_uring_cqe_seen(ring, cqe);
+	}
+	if (nops != DEPTH)
+		t_fail("%d NOP CQEs, want %d", nops, DEPTH);
 	if (issued || punts != 1)
 		t_fail("%d CQEs waiting: the statx went inline (%lld) or wasn't punted by the depth (%lld)",
 		       DEPTH, issued, punts);
-	while (nops_reaped < DEPTH) {
-		if (io_uring_peek_cqe(ring, &cqe))
-			t_fail("%d NOP CQEs, want %d", nops_reaped, DEPTH);
-		if (cqe->user_data != NOP_UD)
-			t_fail("CQE user_data %#llx, want a NOP's",
-			       (unsigned long long)cqe->user_data);
-		io_uring_cqe_seen(ring, cqe);
-		nops_reaped++;
-	}
 	/* past the hold that the last punt by the depth began */
 	usleep(HOLD_MS * 1000);
 	run_batch(ring, path, 1, &issued, &punts);
@@ -190,7 +162,7 @@ int main(void)
 		t_fail("creating %s: %s", path, strerror(errno));
 	if (!t_mode_handoff()) {
 		in = t_inline_issued();
-		statx_batch(&ring, path, NR);
+		t_statx_batch(&ring, path, NR, SIZE);
 		t_expect_no_inline(in);
 	} else {
 		t_setting_get("policy", policy, sizeof(policy));

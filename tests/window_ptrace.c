@@ -211,6 +211,37 @@ static pid_t fork_child(int p[2], struct t_fifo *f)
 	return pid;
 }
 
+/*
+ * Once C sleeps in its submit, and SETTLE_MS more, seize @tid (C or its
+ * worker), then wait for C's 'D' on @rfd: was the window open at the seize?
+ */
+static int seize_in_window(pid_t pid, pid_t tid, int rfd)
+{
+	int in_window;
+
+	if (!t_wait_asleep(pid, pid, ASLEEP_MS)) {
+		give_up(pid);
+		t_fail("the child did not sleep within %d ms of its submit",
+		     ASLEEP_MS);
+	}
+	usleep(SETTLE_MS * 1000);
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL)) {
+		int e = errno;
+
+		give_up(pid);
+		t_fail("PTRACE_SEIZE of %s %d: %s",
+		       tid == pid ? "the sleeping submitter" : "its worker",
+		       tid, strerror(e));
+	}
+	in_window = t_window_open(pid);
+	if (!wait_byte(rfd, 'D', SUBMIT_MS)) {
+		give_up(pid);
+		t_fail("the child's submit did not return within %d ms of the seize",
+		     SUBMIT_MS);
+	}
+	return in_window;
+}
+
 static void test_seize_worker(void)
 {
 	int p[2], in_window;
@@ -226,25 +257,7 @@ static void test_seize_worker(void)
 		give_up(pid);
 		t_fail("no io-wq worker iou-wrk-%d", pid);
 	}
-	if (!t_wait_asleep(pid, pid, ASLEEP_MS)) {
-		give_up(pid);
-		t_fail("the child did not sleep within %d ms of its submit",
-		     ASLEEP_MS);
-	}
-	usleep(SETTLE_MS * 1000);
-	if (ptrace(PTRACE_SEIZE, worker, NULL, NULL)) {
-		int e = errno;
-
-		give_up(pid);
-		t_fail("PTRACE_SEIZE of the worker %d: %s", worker,
-		       strerror(e));
-	}
-	in_window = t_window_open(pid);
-	if (!wait_byte(p[0], 'D', SUBMIT_MS)) {
-		give_up(pid);
-		t_fail("the child's submit did not return within %d ms of the seize",
-		     SUBMIT_MS);
-	}
+	in_window = seize_in_window(pid, worker, p[0]);
 	tracer = tracer_of(pid);
 	if (tracer != 0) {
 		give_up(pid);
@@ -278,25 +291,7 @@ static void test_seize(void)
 	t_fifo_init(&f, "window_ptrace");
 	before = t_counter("handoffs");
 	pid = fork_child(p, &f);
-	if (!t_wait_asleep(pid, pid, ASLEEP_MS)) {
-		give_up(pid);
-		t_fail("the child did not sleep within %d ms of its submit",
-		     ASLEEP_MS);
-	}
-	usleep(SETTLE_MS * 1000);
-	if (ptrace(PTRACE_SEIZE, pid, NULL, NULL)) {
-		int e = errno;
-
-		give_up(pid);
-		t_fail("PTRACE_SEIZE of the sleeping submitter: %s", strerror(e));
-	}
-	in_window = t_window_open(pid);
-
-	if (!wait_byte(p[0], 'D', SUBMIT_MS)) {
-		give_up(pid);
-		t_fail("the child's submit did not return within %d ms of the seize",
-		     SUBMIT_MS);
-	}
+	in_window = seize_in_window(pid, pid, p[0]);
 	tracer = tracer_of(pid);
 	if (tracer != getpid()) {
 		give_up(pid);
