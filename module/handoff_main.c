@@ -3,8 +3,9 @@
  * io_uring thread identity handoff: module init/exit and the files under
  * /sys/kernel/io_uring_handoff/: the enabled toggle (which registers the
  * kernel hooks or takes them away, so a disabled module leaves a stock
- * kernel), the settings (policy, async_inline, batch_budget_us, depth_max), the
- * policy's rates and the identity's refusals, and the counters.
+ * kernel), the settings (policy, async_inline, batch_budget_us,
+ * depth_max), the policy's rates and the identity's refusals, and the
+ * counters.
  */
 #include <linux/kobject.h>
 #include <linux/module.h>
