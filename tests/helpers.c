@@ -819,34 +819,45 @@ void t_delay_point_need(const char *name, int ms)
 		t_skip("no delay point %s: not a debug kernel", name);
 }
 
-int t_window_open(pid_t pid)
+pid_t t_find_thread(pid_t pid, int (*match)(pid_t pid, pid_t tid, void *arg),
+		    void *arg)
 {
-	char path[300], buf[512], *p;
 	struct dirent *de;
-	int found = 0;
+	char path[64];
+	pid_t tid = 0;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
 		return 0;
-	/*
-	 * The promoted worker waits out the window in msleep(): state D, and
-	 * still named like a worker, it takes the submitter's comm only with
-	 * its identity. The submitter sleeps in the op under its own name.
-	 */
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid,
-			 de->d_name);
-		if (t_read_text(path, buf, sizeof(buf)))
-			continue;
-		p = strrchr(buf, ')');
-		found = strstr(buf, "(iou-wrk-") && p && p[2] == 'D';
-	}
+	while (!tid && (de = readdir(d)))
+		if (de->d_name[0] != '.' && match(pid, atoi(de->d_name), arg))
+			tid = atoi(de->d_name);
 	closedir(d);
-	return found;
+	return tid;
+}
+
+/*
+ * The promoted worker waits out the window in msleep(): state D, and still
+ * named like a worker, it takes the submitter's comm only with its
+ * identity. The submitter sleeps in the op under its own name.
+ */
+static int in_window(pid_t pid, pid_t tid, void *arg)
+{
+	char path[300], buf[512], *p;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (t_read_text(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return strstr(buf, "(iou-wrk-") && p && p[2] == 'D';
+}
+
+int t_window_open(pid_t pid)
+{
+	return t_find_thread(pid, in_window, NULL) != 0;
 }
 
 char t_task_state(pid_t pid, pid_t tid)

@@ -246,6 +246,12 @@ int t_window_open(pid_t pid);
 int t_delay_point(const char *name, int ms);
 /* t_delay_point(@name, @ms), or skip: the test needs the point */
 void t_delay_point_need(const char *name, int ms);
+/*
+ * The first thread of process @pid (a /proc/@pid/task walk) for which
+ * @match(@pid, its tid, @arg) is true: its tid, 0 if none.
+ */
+pid_t t_find_thread(pid_t pid, int (*match)(pid_t pid, pid_t tid, void *arg),
+		    void *arg);
 /* the state letter of task @tid of process @pid (R, S, D, ...), 0 if gone */
 char t_task_state(pid_t pid, pid_t tid);
 /* wait up to @ms until that task sleeps (S or D): 1 if it does, 0 if not */

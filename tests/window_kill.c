@@ -574,34 +574,21 @@ static int has_sigkill(pid_t pid, pid_t tid)
 	return pnd > 0 && (pnd & (1LL << (SIGKILL - 1)));
 }
 
+static int in_d(pid_t pid, pid_t tid, void *killed)
+{
+	return t_task_state(pid, tid) == 'D' &&
+	       (!*(int *)killed || has_sigkill(pid, tid));
+}
+
 /*
  * A thread of @pid in state D, @prev if it still is, with SIGKILL pending
  * if @killed: its tid, 0 if none.
  */
 static pid_t thread_in_d(pid_t pid, pid_t prev, int killed)
 {
-	struct dirent *de;
-	char path[64];
-	pid_t tid = 0, t;
-	DIR *d;
-
-	if (prev && t_task_state(pid, prev) == 'D' &&
-	    (!killed || has_sigkill(pid, prev)))
+	if (prev && in_d(pid, prev, &killed))
 		return prev;
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (!tid && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		t = atoi(de->d_name);
-		if (t_task_state(pid, t) == 'D' &&
-		    (!killed || has_sigkill(pid, t)))
-			tid = t;
-	}
-	closedir(d);
-	return tid;
+	return t_find_thread(pid, in_d, &killed);
 }
 
 /*

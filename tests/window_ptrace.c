@@ -27,7 +27,6 @@
  * ptrace_entry links would have cross-linked the tracers' lists).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -163,30 +162,15 @@ static int wait_stop(pid_t pid, int *st)
 	return 0;
 }
 
-/* the tid of @pid's io-wq worker, named iou-wrk-<pid>; 0 if none */
-static pid_t worker_of(pid_t pid)
+/* is @tid @pid's io-wq worker, named iou-wrk-<pid>? */
+static int is_worker(pid_t pid, pid_t tid, void *arg)
 {
-	char path[300], name[64], want[32];
-	struct dirent *de;
-	pid_t tid = 0;
-	DIR *d;
+	char path[64], name[64], want[32];
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
 	snprintf(want, sizeof(want), "iou-wrk-%d\n", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (!tid && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", pid,
-			 de->d_name);
-		if (!t_read_text(path, name, sizeof(name)) &&
-		    !strcmp(name, want))
-			tid = atoi(de->d_name);
-	}
-	closedir(d);
-	return tid;
+	return !t_read_text(path, name, sizeof(name)) && !strcmp(name, want);
 }
 
 static pid_t fork_child(int p[2], struct t_fifo *f)
@@ -252,7 +236,7 @@ static void test_seize_worker(void)
 	t_fifo_init(&f, "window_ptrace");
 	before = t_counter("handoffs");
 	pid = fork_child(p, &f);
-	worker = worker_of(pid);
+	worker = t_find_thread(pid, is_worker, NULL);
 	if (!worker) {
 		give_up(pid);
 		t_fail("no io-wq worker iou-wrk-%d", pid);
