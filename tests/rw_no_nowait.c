@@ -17,8 +17,16 @@
  *   (IOSQE_BUFFER_SELECT) keeps its punt (fallback_request moves, nothing
  *   inline): buffer commits rely on the ring lock a handoff gives away.
  *
+ * - test_proc_read_punted: a READ of /proc/self/stat, a file without
+ *   FMODE_NOWAIT that isn't tmpfs, keeps its punt (fallback_request moves,
+ *   nothing inline). Only tmpfs is known to finish a read or write in the
+ *   call: a file system whose ->read_iter may return -EIOCBQUEUED (NFS,
+ *   FUSE or ceph direct I/O) would complete the request while the demoted
+ *   task is still inside it, with no io-wq reference to keep it (E1).
+ *
  * Fails on a kernel or module that keeps punting reads and writes of such
- * files (nothing issued inline), or that gets their results or data wrong.
+ * files (nothing issued inline), that issues another file system's inline,
+ * or that gets their results or data wrong.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -216,6 +224,27 @@ static void test_buffer_select_punted(struct io_uring *ring, int fd)
 	t_expect_moved("fallback_request", fb);
 }
 
+static void test_proc_read_punted(struct io_uring *ring)
+{
+	static char buf[CHUNK];
+	long long in, fb;
+	int fd, res;
+
+	fd = open("/proc/self/stat", O_RDONLY);
+	if (fd < 0)
+		t_fail("open /proc/self/stat: %s", strerror(errno));
+	t_wait_idle_worker();
+	in = t_inline_issued();
+	fb = t_counter("fallback_request");
+	io_uring_prep_read(io_uring_get_sqe(ring), fd, buf, sizeof(buf), 0);
+	res = submit_one(ring, NULL);
+	if (res <= 0 || !memchr(buf, ')', res))
+		t_fail("read of /proc/self/stat: res %d", res);
+	close(fd);
+	t_expect_no_inline(in);
+	t_expect_moved("fallback_request", fb);
+}
+
 int main(void)
 {
 	char path[PATH_MAX];
@@ -233,6 +262,7 @@ int main(void)
 	test_write_inline(&tf.ring, fd);
 	test_read_handoff(&tf.ring, fd);
 	test_buffer_select_punted(&tf.ring, fd);
+	test_proc_read_punted(&tf.ring);
 	close(fd);
 	unlink(path);
 	t_force_exit(&tf);
