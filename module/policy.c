@@ -18,6 +18,7 @@
 #include <linux/log2.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
 #include <linux/sysfs.h>
 
 #include "handoff.h"
@@ -29,7 +30,8 @@
  * issue. Reads and writes (.rw) keep their nonblocking issue; only one of a
  * file without a nonblocking path (no FMODE_NOWAIT and not pollable, e.g.
  * tmpfs in 7.2) fails it with -EAGAIN before any I/O, and the kernel asks
- * about that one (io_issue_retry_blocking()). Not here: SPLICE and TEE (one
+ * about that one (io_issue_retry_blocking()); the module takes tmpfs's
+ * alone (iouh_rw_allowed()). Not here: SPLICE and TEE (one
  * side is always a pipe, a pollable file keeps its punt); uring_cmd (drivers
  * bind state to the submitting task); CLOSE (it punts only a file with
  * ->flush, NFS or FUSE: a server round trip that nearly always sleeps, so a
@@ -378,13 +380,22 @@ static bool iouh_file_polls(struct io_kiocb *req)
 	       (req->file && file_can_poll(req->file));
 }
 
-/* a read or write the kernel asked about: its file has no nonblocking path */
+/*
+ * A read or write the kernel asked about: its file has no nonblocking path.
+ * Only tmpfs goes inline, a file system known to finish the I/O within the
+ * call. One whose ->read_iter()/->write_iter() may return -EIOCBQUEUED to
+ * an async kiocb (NFS, FUSE, ceph, SMB direct I/O) completes the request
+ * from its own context, possibly while the demoted task is still inside
+ * the call after a handoff; a request issued inline holds no reference of
+ * io-wq's (io_req_rw_cleanup()) to keep io_async_rw alive until it returns.
+ */
 static bool iouh_rw_allowed(struct io_kiocb *req)
 {
 	/* kbuf commits assume the ring lock, which a handoff gives away */
 	if (req->flags & REQ_F_BUFFER_SELECT)
 		return false;
-	return req->file && !(req->file->f_mode & FMODE_NOWAIT);
+	return req->file && !(req->file->f_mode & FMODE_NOWAIT) &&
+	       shmem_file(req->file);
 }
 
 /*
