@@ -20,6 +20,7 @@
 #include <linux/cgroup.h>
 #include <linux/cred.h>
 #include <linux/delay.h>
+#include <linux/futex.h>
 #include <linux/posix-timers.h>
 #include <linux/ptrace.h>
 #include <linux/rseq.h>
@@ -230,13 +231,88 @@ void iouh_refusal_count(enum iouh_refusal why)
 		this_cpu_inc(iouh_refusals[why]);
 }
 
-/* at the first sleep, on current: re-check, then sync the user state */
+#ifdef CONFIG_FUTEX
+/*
+ * The PI futex fence, set on the source at its sleep, the last check before
+ * the commit. FUTEX_LOCK_PI finds a futex's owner by the tid in its word and
+ * attaches the PI state to that task_struct (attach_to_pi_owner()); once the
+ * tid moves the state would sit on the demoted task, and the identity's
+ * FUTEX_UNLOCK_PI would fail with -EINVAL (E7). FUTEX_STATE_EXITING makes a
+ * locker wait on futex.exit_mutex and look the tid up again, as for an
+ * owner on its way out. Checked and set under pi_lock, where the locker
+ * reads it, so no PI state attaches after the check. The worker holds that
+ * mutex from its wakeup to past the exchange (iouh_identity_take()); a
+ * locker that comes before just retries. False: the task owns a PI state
+ * already, it sleeps in place.
+ */
+static bool iouh_pi_futex_fence(struct task_struct *tsk)
+{
+	unsigned long flags;
+	bool fenced;
+
+	raw_spin_lock_irqsave(&tsk->pi_lock, flags);
+	fenced = list_empty(&tsk->futex.pi_state_list) &&
+		 tsk->futex.state == FUTEX_STATE_OK;
+	if (fenced)
+		tsk->futex.state = FUTEX_STATE_EXITING;
+	raw_spin_unlock_irqrestore(&tsk->pi_lock, flags);
+	return fenced;
+}
+
+/*
+ * The fence's end, on the worker about to take an identity. A demoted task
+ * keeps its fence: a locker that looked the old tid up before the exchange
+ * may reach its pi_lock any time within a grace period, and must not attach
+ * there. It is reservable only after that grace period has passed
+ * (io_wq_handoff_loop()), so by its next take the fence has served.
+ */
+static void iouh_pi_futex_unfence(struct task_struct *tsk)
+{
+	raw_spin_lock_irq(&tsk->pi_lock);
+	if (tsk->futex.state == FUTEX_STATE_EXITING &&
+	    !(tsk->flags & PF_EXITING))
+		tsk->futex.state = FUTEX_STATE_OK;
+	raw_spin_unlock_irq(&tsk->pi_lock);
+}
+
+/* the worker's hold over the exchange, see iouh_pi_futex_fence() */
+static void iouh_pi_futex_lock(struct task_struct *src)
+{
+	mutex_lock(&src->futex.exit_mutex);
+}
+
+static void iouh_pi_futex_unlock(struct task_struct *src)
+{
+	mutex_unlock(&src->futex.exit_mutex);
+}
+#else
+static bool iouh_pi_futex_fence(struct task_struct *tsk)
+{
+	return true;
+}
+
+static void iouh_pi_futex_unfence(struct task_struct *tsk)
+{
+}
+
+static void iouh_pi_futex_lock(struct task_struct *src)
+{
+}
+
+static void iouh_pi_futex_unlock(struct task_struct *src)
+{
+}
+#endif
+
+/* at the first sleep, on current: re-check, sync the user state, fence */
 bool iouh_identity_prepare(struct task_struct *tsk)
 {
 	/* bound since the issue began: a perf event, a PI waiter, a cookie */
 	if (iouh_identity_bound_refusal(tsk) != IOUH_MOVABLE)
 		return false;
-	return iouh_arch_prepare();
+	if (!iouh_arch_prepare())
+		return false;
+	return iouh_pi_futex_fence(tsk);
 }
 
 /*
@@ -597,10 +673,14 @@ int iouh_identity_take(struct task_struct *src)
 	bool leader;
 
 	trace_io_uring_handoff_take(src);
+	/* a FUTEX_LOCK_PI on the tid waits here, iouh_pi_futex_fence() */
+	iouh_pi_futex_lock(src);
+	iouh_pi_futex_unfence(dst);
 	if (unlikely(window))
 		msleep(window);
 	/* comm follows in the exchange, after its locks */
 	leader = io_uring_handoff_exchange(dst, src, iouh_take_locked);
+	iouh_pi_futex_unlock(src);
 	iouh_take_undo_list(dst, src);
 	iouh_take_cgroup(dst, src);
 	iouh_take_sched(dst, src);
