@@ -648,14 +648,18 @@ static void iouh_take_sched(struct task_struct *dst, struct task_struct *src)
 				    attr.sched_policy, task_pid_nr(dst));
 }
 
-/* the user requested affinity follows, the effective mask derives from it */
+/*
+ * The user requested affinity follows, the effective mask derives from it.
+ * A requested mask without an active CPU left (offlined since, or outside
+ * a changed cpuset) fails sched_setaffinity() as it would for the source;
+ * then the effective mask the scheduler gave the source follows alone.
+ */
 static void iouh_take_affinity(struct task_struct *dst,
 			       struct task_struct *src)
 {
-	if (src->user_cpus_ptr)
-		WARN_ON_ONCE(sched_setaffinity(0, src->user_cpus_ptr));
-	else
-		set_cpus_allowed_ptr(dst, src->cpus_ptr);
+	if (src->user_cpus_ptr && !sched_setaffinity(0, src->user_cpus_ptr))
+		return;
+	set_cpus_allowed_ptr(dst, src->cpus_ptr);
 }
 
 /*
