@@ -886,6 +886,19 @@ int t_wait_asleep(pid_t pid, pid_t tid, int ms)
 	return 0;
 }
 
+int t_wait_armed_asleep(const int *armed, pid_t tid, int ms, int settle_ms)
+{
+	struct timespec one = { 0, 1000 * 1000 };
+	long long end = t_now_ms() + ms;
+
+	while (!__atomic_load_n(armed, __ATOMIC_ACQUIRE) && t_now_ms() < end)
+		nanosleep(&one, NULL);
+	if (!t_wait_asleep(getpid(), tid, ms))
+		return 0;
+	usleep(settle_ms * 1000);
+	return 1;
+}
+
 void t_remove_file(const char *name, pid_t tid)
 {
 	char path[PATH_MAX];

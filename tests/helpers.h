@@ -256,6 +256,13 @@ pid_t t_find_thread(pid_t pid, int (*match)(pid_t pid, pid_t tid, void *arg),
 char t_task_state(pid_t pid, pid_t tid);
 /* wait up to @ms until that task sleeps (S or D): 1 if it does, 0 if not */
 int t_wait_asleep(pid_t pid, pid_t tid, int ms);
+/*
+ * For a thread that acts on the tid @tid of this process in the window:
+ * wait up to @ms for *@armed (set, release, once that thread is about to
+ * submit), then until it sleeps, then @settle_ms more. 1 if it was seen
+ * asleep, 0 if not (no settle then).
+ */
+int t_wait_armed_asleep(const int *armed, pid_t tid, int ms, int settle_ms);
 /* remove the t_force_init() file @name that a killed task @tid left behind */
 void t_remove_file(const char *name, pid_t tid);
 

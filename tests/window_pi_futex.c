@@ -55,18 +55,13 @@ struct locker {
 
 static void *lock_in_window(void *arg)
 {
-	struct timespec ms = { 0, 1000 * 1000 };
 	struct locker *l = arg;
-	long long end = t_now_ms() + ASLEEP_MS;
 	struct timespec abs;
 
-	while (!__atomic_load_n(&l->armed, __ATOMIC_ACQUIRE) &&
-	       t_now_ms() < end)
-		nanosleep(&ms, NULL);
-	l->asleep = t_wait_asleep(getpid(), l->tid, ASLEEP_MS);
+	l->asleep = t_wait_armed_asleep(&l->armed, l->tid, ASLEEP_MS,
+					SETTLE_MS);
 	if (!l->asleep)
 		return NULL;
-	usleep(SETTLE_MS * 1000);
 	l->in_window = t_window_open(getpid());
 	/* FUTEX_LOCK_PI's timeout is absolute, CLOCK_REALTIME */
 	clock_gettime(CLOCK_REALTIME, &abs);

@@ -71,24 +71,19 @@ struct poker {
 
 static void *poke(void *arg)
 {
-	struct timespec ms = { 0, 1000 * 1000 };
 	struct sched_param sp = { .sched_priority = RT_PRIO };
 	struct itimerspec its = {
 		.it_value = { 0, TIMER_CPU_MS * 1000 * 1000 },
 	};
 	struct sigevent sev;
 	struct poker *p = arg;
-	long long end = t_now_ms() + ASLEEP_MS;
 	clockid_t cid;
 	int ret;
 
-	while (!__atomic_load_n(&p->armed, __ATOMIC_ACQUIRE) &&
-	       t_now_ms() < end)
-		nanosleep(&ms, NULL);
-	p->asleep = t_wait_asleep(getpid(), p->tid, ASLEEP_MS);
+	p->asleep = t_wait_armed_asleep(&p->armed, p->tid, ASLEEP_MS,
+					SETTLE_MS);
 	if (!p->asleep)
 		return NULL;
-	usleep(SETTLE_MS * 1000);
 
 	if (sched_setscheduler(p->tid, SCHED_FIFO, &sp))
 		p->sched_err = errno;
