@@ -989,3 +989,29 @@ int t_wait_child_ms(pid_t pid, int *status, int flags, int ms)
 	} while (t_now_ms() < end);
 	return 0;
 }
+
+int t_worker_tids(pid_t *tids, int max)
+{
+	char path[300], comm[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc/self/task");
+	if (!d)
+		t_fail("opendir /proc/self/task: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 de->d_name);
+		if (t_read_text(path, comm, sizeof(comm)) ||
+		    strncmp(comm, "iou-wrk-", 8))
+			continue;
+		if (tids && n < max)
+			tids[n] = atoi(de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}

@@ -285,6 +285,11 @@ void t_cgroup2_umount(const char *mnt);
 void t_rmdir_busy(const char *path);
 /* read a small text file into @buf (NUL terminated), -1 on error */
 int t_read_text(const char *path, char *buf, size_t size);
+/*
+ * The calling process's io-wq workers (comm iou-wrk-*): how many, and the
+ * tids of the first @max in @tids (NULL: just count).
+ */
+int t_worker_tids(pid_t *tids, int max);
 /* run @fn(@arg) in a new pthread and join it */
 void t_run_in_thread(void *(*fn)(void *), void *arg);
 /*

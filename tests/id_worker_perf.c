@@ -20,7 +20,6 @@
  * state: W takes the identity and its event counts the thread's spin.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,30 +31,14 @@
 
 #define MAX_WORKERS	8
 
-/* the tids of the calling process's io-wq workers (comm iou-wrk-*) */
+/* the tids of the calling process's io-wq workers, at most MAX_WORKERS */
 static int worker_tids(pid_t *tids)
 {
-	char path[300], comm[64];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
+	int n = t_worker_tids(tids, MAX_WORKERS);
 
-	d = opendir("/proc/self/task");
-	if (!d)
-		t_fail("opendir /proc/self/task: %s", strerror(errno));
-	while ((de = readdir(d)) && n < MAX_WORKERS) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 de->d_name);
-		if (!t_read_text(path, comm, sizeof(comm)) &&
-		    !strncmp(comm, "iou-wrk-", 8))
-			tids[n++] = atoi(de->d_name);
-	}
-	closedir(d);
 	if (!n)
 		t_fail("no io-wq worker after the warm-up");
-	return n;
+	return n < MAX_WORKERS ? n : MAX_WORKERS;
 }
 
 /* the task clock of every event in @fds, in ns */

@@ -53,6 +53,20 @@ static int reap_ud(struct io_uring *ring, unsigned long long ud, int ms,
 	return res;
 }
 
+/* the FIFO open as a chain's head, linked to the SQE it returns */
+static struct io_uring_sqe *queue_fifo_head(struct io_uring *ring,
+					    struct t_fifo *f)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	t_fifo_prep_open(f, sqe, HEAD_UD);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(ring);
+	if (!sqe)
+		t_fail("no SQE");
+	return sqe;
+}
+
 static void test_link_head_hands_off(struct io_uring *ring)
 {
 	struct io_uring_sqe *sqe;
@@ -64,10 +78,7 @@ static void test_link_head_hands_off(struct io_uring *ring)
 	t_fifo_init(&f, "link-head");
 	before = t_inline_issued();
 	ho = t_counter("handoffs");
-	sqe = io_uring_get_sqe(ring);
-	t_fifo_prep_open(&f, sqe, HEAD_UD);
-	sqe->flags |= IOSQE_IO_LINK;
-	sqe = io_uring_get_sqe(ring);
+	sqe = queue_fifo_head(ring, &f);
 	io_uring_prep_statx(sqe, AT_FDCWD, f.path, 0, STATX_TYPE, &stx);
 	sqe->user_data = MEMBER_UD;
 	t_fifo_release_after(&f, RELEASE_MS);
@@ -127,10 +138,7 @@ static void test_link_timeout_head_as_stock(struct io_uring *ring)
 	t_fifo_init(&f, "link-timeout");
 	before = t_inline_issued();
 	ho = t_counter("handoffs");
-	sqe = io_uring_get_sqe(ring);
-	t_fifo_prep_open(&f, sqe, HEAD_UD);
-	sqe->flags |= IOSQE_IO_LINK;
-	sqe = io_uring_get_sqe(ring);
+	sqe = queue_fifo_head(ring, &f);
 	io_uring_prep_link_timeout(sqe, &ts, 0);
 	sqe->user_data = MEMBER_UD;
 	t_fifo_release_after(&f, TIMED_RELEASE_MS);

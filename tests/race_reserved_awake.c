@@ -27,7 +27,6 @@
  * the sleeping submitter" (the message before it gave the read's time).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -41,36 +40,6 @@
 #define READ_UD		0x7eadULL
 #define BUSY_UD		0xb5ULL
 
-/* this process' io-wq workers */
-static int count_workers(void)
-{
-	char path[300], comm[32];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	d = opendir("/proc/self/task");
-	if (!d)
-		t_fail("opendir /proc/self/task: %s", strerror(errno));
-	while ((de = readdir(d))) {
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) &&
-		    !strncmp(comm, "iou-wrk-", 8))
-			n++;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
 /*
  * Keep all but one of the idle workers busy in an IOSQE_ASYNC open of FIFO
  * @g (each takes a free worker): the one left is the one the handoff holds,
@@ -79,7 +48,7 @@ static int count_workers(void)
  */
 static int occupy_spare_workers(struct io_uring *ring, struct t_fifo *g)
 {
-	int i, n = count_workers() - 1;
+	int i, n = t_worker_tids(NULL, 0) - 1;
 
 	for (i = 0; i < n; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
