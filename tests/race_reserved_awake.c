@@ -2,29 +2,41 @@
 /*
  * A submitter that handed off sleeps as an io-wq worker: while it sleeps,
  * io-wq must count it as not running, so that work queued behind it gets a
- * new worker, as it does behind a stock worker that blocks. Review item E14:
- * the reserved worker, woken while reserved (its idle timeout, a signal)
- * and still awake at the swap, had counted the io_worker as running
- * (io_wq_worker_running()); the submitter took the io_worker over with that
- * count and went to sleep without io_wq_worker_sleeping() (it wasn't an
- * io-wq worker when the scheduler asked). io-wq then saw one running
- * worker, created none, and queued the next request behind the sleeper.
+ * new worker, as it does behind a stock worker that blocks. The swap hands
+ * the submitter the reserved worker's io_worker and its count of running
+ * workers (IO_WORKER_F_RUNNING), which the worker's own scheduler hooks
+ * may be changing at that moment. Review item E14, two windows, each a
+ * debug kernel's delay point (without them the scenario runs with windows
+ * too short to hit):
  *
- * Delay point "reserved_wake" (a debug kernel; without it the scenario runs
- * with a window too short to hit): the reservation wakes the reserved
- * worker, which stays awake WAKE_MS before it waits to be promoted.
+ * - test_reserved_worker_awake, point "reserved_wake": the reservation
+ *   wakes the reserved worker, which stays awake WAKE_MS, counted running
+ *   (io_wq_worker_running()), before it waits to be promoted. The
+ *   submitter took the io_worker over with that count and went to sleep
+ *   without io_wq_worker_sleeping() (it wasn't an io-wq worker when the
+ *   scheduler asked): io-wq saw one running worker and created none. The
+ *   swap now drops the count. Failed first with the hooks before that: "the
+ *   FIFO's CQE came first: the read waited for the sleeping submitter" (the
+ *   message before it gave the read's time).
+ * - test_sleeping_worker_uncounted_once, point "worker_sleeping": the
+ *   reserved worker, going to its idle sleep, waits WAKE_MS in
+ *   io_wq_worker_sleeping() after it saw the count and before it dropped
+ *   it, while the swap drops it too: one running worker too few from then
+ *   on, for good. The hook now takes the bit with test_and_clear_bit(),
+ *   so only one of them drops it. Failed first with the swap's drop and the
+ *   hook's test_bit()/clear_bit(): "worker_sleeping: the FIFO's CQE came
+ *   first, the read's 2736 ms in: it waited for the sleeping submitter".
  *
- * test_queued_read_not_behind_sleeper: a FIFO openat for reading, inline,
- * sleeps until a writer comes RELEASE_MS later, and hands off (mode
- * handoff). Then a read of /proc/self/stat, a file without a nonblocking read
- * that the kernel punts to io-wq with neither IOSQE_ASYNC nor a hash, so
- * io-wq starts a worker for it only if none counts as running. Its CQE must
- * come within READ_MS and before the FIFO's, as in stock, where the
- * reader's worker blocks and io-wq creates one for the read. Spare idle
- * workers are kept busy first (occupy_spare_workers()), so that the read
- * finds none free. Failed first on the debug kernel with the point and the
- * hooks before the fix: "the FIFO's CQE came first: the read waited for
- * the sleeping submitter" (the message before it gave the read's time).
+ * The scenario (read_not_behind_sleeper()): a FIFO openat for reading,
+ * inline, sleeps until a writer comes RELEASE_MS later, and hands off
+ * (mode handoff). Then a read of /proc/self/stat, a file without a
+ * nonblocking read that the kernel punts to io-wq with neither IOSQE_ASYNC
+ * nor a hash, so io-wq starts a worker for it only if none counts as
+ * running. Its CQE must come within READ_MS and before the FIFO's, as in
+ * stock, where the reader's worker blocks and io-wq creates one for the
+ * read. Spare idle workers are kept busy first (occupy_spare_workers()),
+ * so that the read finds none free. Each test runs in a thread of its own:
+ * its own io-wq.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,7 +76,11 @@ static int occupy_spare_workers(struct io_uring *ring, struct t_fifo *g)
 	return n > 0 ? n : 0;
 }
 
-static void test_queued_read_not_behind_sleeper(struct io_uring *ring)
+/*
+ * @point is set for the FIFO open's submit: for "worker_sleeping" from
+ * before the reserved worker's last idle sleep, which a NOP gives it.
+ */
+static void read_not_behind_sleeper(struct io_uring *ring, const char *point)
 {
 	int res, fd, i, busy, got_fifo = 0, got_read = 0;
 	long long ho, start, read_ms = -1;
@@ -83,11 +99,13 @@ static void test_queued_read_not_behind_sleeper(struct io_uring *ring)
 	busy = occupy_spare_workers(ring, &g);
 	usleep(200 * 1000);
 
-	t_delay_point("reserved_wake", WAKE_MS);
+	t_delay_point(point, WAKE_MS);
+	if (!strcmp(point, "worker_sleeping"))
+		t_warm(ring);
 	ho = t_counter("handoffs");
 	t_fifo_release_after(&f, RELEASE_MS);
 	t_fifo_submit_open(ring, &f, FIFO_UD);
-	t_delay_point("reserved_wake", 0);
+	t_delay_point(point, 0);
 
 	sqe = io_uring_get_sqe(ring);
 	if (!sqe)
@@ -107,8 +125,8 @@ static void test_queued_read_not_behind_sleeper(struct io_uring *ring)
 				t_fail("read of /proc/self/stat: %d", res);
 			if (!got_fifo)
 				continue;
-			t_fail("the FIFO's CQE came first, the read's %lld ms in: it waited for the sleeping submitter",
-			       read_ms);
+			t_fail("%s: the FIFO's CQE came first, the read's %lld ms in: it waited for the sleeping submitter",
+			       point, read_ms);
 		} else if (ud == FIFO_UD && !got_fifo++) {
 			t_fifo_check_fd(&f, res);
 		} else if (ud == BUSY_UD) {
@@ -124,19 +142,36 @@ static void test_queued_read_not_behind_sleeper(struct io_uring *ring)
 	t_fifo_exit(&g);
 	close(fd);
 	if (read_ms > READ_MS)
-		t_fail("the read's CQE after %lld ms (%d spare workers busy)",
-		       read_ms, busy);
+		t_fail("%s: the read's CQE after %lld ms (%d spare workers busy)",
+		       point, read_ms, busy);
 	t_expect_handoff(ho);
 }
 
-int main(void)
+static void *test_in_thread(void *arg)
 {
 	struct io_uring ring;
 
 	if (t_queue_init(8, &ring, 0))
 		t_fail("io_uring_queue_init");
 	t_warm(&ring);
-	test_queued_read_not_behind_sleeper(&ring);
+	read_not_behind_sleeper(&ring, arg);
 	io_uring_queue_exit(&ring);
+	return NULL;
+}
+
+static void test_reserved_worker_awake(void)
+{
+	t_run_in_thread(test_in_thread, "reserved_wake");
+}
+
+static void test_sleeping_worker_uncounted_once(void)
+{
+	t_run_in_thread(test_in_thread, "worker_sleeping");
+}
+
+int main(void)
+{
+	test_reserved_worker_awake();
+	test_sleeping_worker_uncounted_once();
 	return T_PASS;
 }
