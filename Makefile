@@ -170,6 +170,9 @@ bench: module
 	@command -v fio > /dev/null || DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q fio > /dev/null || \
 		echo "bench: no fio (apt-get install fio failed), its cells are skipped"
+	@# the bfs client: unstable's binary and libc beside it, not installed
+	@scripts/bfs-fetch.sh $(BUILD)/bench/bfs > /dev/null || \
+		echo "bench: no bfs (scripts/bfs-fetch.sh failed), its cells are skipped"
 	@mkdir -p $(BUILD)/bench/vm
 	@# the guest's progress lines, live over the results share
 	@tail -n 0 --pid=$$$$ -F $(BUILD)/bench/vm/guest.log 2>/dev/null | \

@@ -36,8 +36,14 @@
 #   fio-randrw   fio buffered random read/write 4k with crc32c verify,
 #                qd 8 and 32
 #   fio-write    fio buffered sequential write 4k, no fsync, qd 1 and 32
-# fio is Debian's package (bookworm: 3.33), found on PATH; a client that
-# isn't there is skipped with a comment line "# skip CLIENT: why".
+#   bfs          bfs -jQD (QD-1 io_uring rings) walking a tree of
+#                BFS_DIRS x BFS_FILES files again and again for
+#                BENCH_CLIENT_SECS, qd 2 and 4; ops= entries/s, each
+#                run's first walk checked against find's output
+# fio is Debian's package (bookworm: 3.33), found on PATH; bfs is Debian
+# unstable's 4.1.4-1 binary with unstable's libc beside it
+# (scripts/bfs-fetch.sh, BENCH_BFS: its wrapper); a client that isn't
+# there is skipped with a comment line "# skip CLIENT: why".
 #
 # Environment: IOUH_TMPFS and IOUH_EXT4 (directories on tmpfs and on the
 # ext4 disk, as set by guest-run.sh); as make bench's caller set them
@@ -60,7 +66,10 @@ OPS=${BENCH_OPS-fsync statx fadvise renameat openat splice unlinkat treewalk nop
 QDS=${BENCH_QDS:-}
 FSS=${BENCH_FS:-tmpfs ext4}
 MODES=${BENCH_MODES:-baseline handoff inline disabled sync}
-CLIENTS=${BENCH_CLIENTS-fio-fsync fio-fsync4 fio-randrw fio-write}
+CLIENTS=${BENCH_CLIENTS-fio-fsync fio-fsync4 fio-randrw fio-write bfs}
+BFS=${BENCH_BFS:-$REPO/build/bench/bfs/bfs}
+BFS_DIRS=150
+BFS_FILES=200
 CROUNDS=${BENCH_CLIENT_ROUNDS:-5}
 CSECS=${BENCH_CLIENT_SECS:-3}
 CMODES=${BENCH_CLIENT_MODES:-baseline handoff}
@@ -232,7 +241,44 @@ client_qds() {	# client
 	fio-fsync | fio-write) echo 1 32 ;;
 	fio-fsync4) echo 32 ;;
 	fio-randrw) echo 8 32 ;;
+	bfs) echo 2 4 ;;
 	esac
+}
+
+# the bfs client's tree in @dir, and find's sorted listing of it
+bfs_tree() {	# dir
+	local t=$1/bfs-tree d
+	[ -r "$1/bfs-tree.find" ] && return
+	rm -rf "$t"
+	for d in $(seq 1 "$BFS_DIRS"); do
+		mkdir -p "$t/d$d" && (cd "$t/d$d" && touch $(seq -f f%g 1 "$BFS_FILES")) ||
+			return 1
+	done
+	sync
+	find "$t" | sort > "$1/bfs-tree.find"
+}
+
+# bfs -j@qd over the tree until @secs are up: "ops=... cpu=... ctx=...",
+# entries walked per second; fails if the first walk differs from find's
+bfs_walks() {	# dir qd secs
+	python3 - "$BFS" "$1/bfs-tree" "$1/bfs-tree.find" "$2" "$3" <<'PY'
+import resource, subprocess, sys, time
+bfs, tree, ref, qd, secs = sys.argv[1:6]
+want = open(ref).read().split()
+start, walks, entries = time.monotonic(), 0, 0
+while not walks or time.monotonic() - start < float(secs):
+    out = subprocess.run([bfs, "-j" + qd, tree], check=True,
+                         stdout=subprocess.PIPE).stdout.decode().split()
+    if not walks and sorted(out) != want:
+        sys.exit("bfs output differs from find's: %d vs %d entries"
+                 % (len(out), len(want)))
+    walks += 1
+    entries += len(out)
+el = time.monotonic() - start
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("ops=%.1f cpu=%.1f ctx=%d" % (entries / el,
+      100 * (ru.ru_utime + ru.ru_stime) / el, ru.ru_nvcsw + ru.ru_nivcsw))
+PY
 }
 
 # fio's job for a client cell, in the array FIO_ARGS
@@ -272,9 +318,14 @@ client_one() {	# client fs qd mode round
 	rm -f "$(fs_dir "$fs")/fio.dat"
 	sync
 	counters_all > "$b"
-	client_fio_args "$c" "$(fs_dir "$fs")" "$qd"
-	out=$(set -o pipefail; timeout $((CSECS * 4 + 60)) fio "${FIO_ARGS[@]}" \
-		2> "$ERR" | fio_summary 2>> "$ERR")
+	if [ "$c" = bfs ]; then
+		out=$(timeout $((CSECS * 4 + 60)) bfs_walks "$(fs_dir "$fs")" \
+			"$qd" "$CSECS" 2> "$ERR")
+	else
+		client_fio_args "$c" "$(fs_dir "$fs")" "$qd"
+		out=$(set -o pipefail; timeout $((CSECS * 4 + 60)) \
+			fio "${FIO_ARGS[@]}" 2> "$ERR" | fio_summary 2>> "$ERR")
+	fi
 	rc=$?
 	counters_all > "$a"
 	[ "$mode" = baseline ] || extra=$(counter_deltas "$b" "$a")
@@ -308,6 +359,16 @@ run_clients() {
 				echo "bench: skip $c, no fio"
 				continue
 			fi ;;
+		bfs) if [ ! -x "$BFS" ] || ! "$BFS" --version > /dev/null 2>&1; then
+				echo "# skip bfs: no $BFS (scripts/bfs-fetch.sh)" >> "$RAW"
+				echo "bench: skip bfs, no $BFS"
+				continue
+			fi
+			for fs in $FSS; do
+				echo "bench: bfs tree on $fs, elapsed ${SECONDS}s"
+				bfs_tree "$(fs_dir "$fs")" ||
+					die "cannot make the bfs tree on $fs"
+			done ;;
 		*) die "unknown client $c" ;;
 		esac
 		for fs in $FSS; do
@@ -351,6 +412,7 @@ mod_unload || die "cannot unload the module"
 	echo "client_secs=$CSECS"
 	echo "client_modes=$CMODES"
 	echo "fio=$(fio --version 2>/dev/null || echo none)"
+	echo "bfs=$("$BFS" --version 2>/dev/null | head -n 1 || echo none)"
 } > "$OUTDIR/env.txt"
 
 read -ra b <<< "$FSS"

@@ -35,6 +35,7 @@ OP_LABEL = {
     "fadvise": "fadvise DONTNEED",
     "openat": "openat O_TMPFILE",
     "splice": "splice to pipe",
+    "bfs": "bfs walk (qd: its -j)",
 }
 
 
