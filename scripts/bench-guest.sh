@@ -261,7 +261,8 @@ bfs_tree() {	# dir
 # bfs -j@qd over the tree until @secs are up: "ops=... cpu=... ctx=...",
 # entries walked per second; fails if the first walk differs from find's
 bfs_walks() {	# dir qd secs
-	python3 - "$BFS" "$1/bfs-tree" "$1/bfs-tree.find" "$2" "$3" <<'PY'
+	timeout $((CSECS * 4 + 60)) \
+		python3 - "$BFS" "$1/bfs-tree" "$1/bfs-tree.find" "$2" "$3" <<'PY'
 import resource, subprocess, sys, time
 bfs, tree, ref, qd, secs = sys.argv[1:6]
 want = open(ref).read().split()
@@ -319,8 +320,7 @@ client_one() {	# client fs qd mode round
 	sync
 	counters_all > "$b"
 	if [ "$c" = bfs ]; then
-		out=$(timeout $((CSECS * 4 + 60)) bfs_walks "$(fs_dir "$fs")" \
-			"$qd" "$CSECS" 2> "$ERR")
+		out=$(bfs_walks "$(fs_dir "$fs")" "$qd" "$CSECS" 2> "$ERR")
 	else
 		client_fio_args "$c" "$(fs_dir "$fs")" "$qd"
 		out=$(set -o pipefail; timeout $((CSECS * 4 + 60)) \
