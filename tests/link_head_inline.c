@@ -32,7 +32,6 @@
 
 #define RELEASE_MS	300
 #define TIMEOUT_MS	200
-#define CANCEL_MS	1500
 #define DEADLINE_MS	4000
 #define TIMED_RELEASE_MS	1000
 #define HEAD_UD		0x4eadULL
@@ -57,13 +56,13 @@ static int reap_ud(struct io_uring *ring, unsigned long long ud, int ms,
 static struct io_uring_sqe *queue_fifo_head(struct io_uring *ring,
 					    struct t_fifo *f)
 {
+	struct io_uring_sqe *head = io_uring_get_sqe(ring);
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
-	t_fifo_prep_open(f, sqe, HEAD_UD);
-	sqe->flags |= IOSQE_IO_LINK;
-	sqe = io_uring_get_sqe(ring);
-	if (!sqe)
+	if (!head || !sqe)
 		t_fail("no SQE");
+	t_fifo_prep_open(f, head, HEAD_UD);
+	head->flags |= IOSQE_IO_LINK;
 	return sqe;
 }
 
