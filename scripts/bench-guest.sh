@@ -40,6 +40,11 @@
 #                BFS_DIRS x BFS_FILES files again and again for
 #                BENCH_CLIENT_SECS, qd 2 and 4; ops= entries/s, each
 #                run's first walk checked against find's output
+#   bfs-stat     the same walk with -size -1000M, which every entry
+#                matches: bfs then stats every entry eagerly through its
+#                rings (statx, punted by stock), where a plain walk only
+#                opens directories (openat, which stock issues inline
+#                from the dentry cache) and closes them
 # fio is Debian's package (bookworm: 3.33), found on PATH; bfs is Debian
 # unstable's 4.1.4-1 binary with unstable's libc beside it
 # (scripts/bfs-fetch.sh, BENCH_BFS: its wrapper); a client that isn't
@@ -66,7 +71,7 @@ OPS=${BENCH_OPS-fsync statx fadvise renameat openat splice unlinkat treewalk nop
 QDS=${BENCH_QDS:-}
 FSS=${BENCH_FS:-tmpfs ext4}
 MODES=${BENCH_MODES:-baseline handoff inline disabled sync}
-CLIENTS=${BENCH_CLIENTS-fio-fsync fio-fsync4 fio-randrw fio-write bfs}
+CLIENTS=${BENCH_CLIENTS-fio-fsync fio-fsync4 fio-randrw fio-write bfs bfs-stat}
 BFS=${BENCH_BFS:-$REPO/build/bench/bfs/bfs}
 BFS_DIRS=150
 BFS_FILES=200
@@ -241,7 +246,7 @@ client_qds() {	# client
 	fio-fsync | fio-write) echo 1 32 ;;
 	fio-fsync4) echo 32 ;;
 	fio-randrw) echo 8 32 ;;
-	bfs) echo 2 4 ;;
+	bfs | bfs-stat) echo 2 4 ;;
 	esac
 }
 
@@ -258,17 +263,19 @@ bfs_tree() {	# dir
 	find "$t" | sort > "$1/bfs-tree.find"
 }
 
-# bfs -j@qd over the tree until @secs are up: "ops=... cpu=... ctx=...",
-# entries walked per second; fails if the first walk differs from find's
-bfs_walks() {	# dir qd secs
+# bfs -j@qd [expression] over the tree until @secs are up: "ops=...
+# cpu=... ctx=...", entries walked per second; fails if the first walk
+# differs from find's (the expression must match every entry)
+bfs_walks() {	# dir qd secs [expression...]
 	timeout $((CSECS * 4 + 60)) \
-		python3 - "$BFS" "$1/bfs-tree" "$1/bfs-tree.find" "$2" "$3" <<'PY'
+		python3 - "$BFS" "$1/bfs-tree" "$1/bfs-tree.find" "$2" "$3" \
+		"${@:4}" <<'PY'
 import resource, subprocess, sys, time
 bfs, tree, ref, qd, secs = sys.argv[1:6]
 want = open(ref).read().split()
 start, walks, entries = time.monotonic(), 0, 0
 while not walks or time.monotonic() - start < float(secs):
-    out = subprocess.run([bfs, "-j" + qd, tree], check=True,
+    out = subprocess.run([bfs, "-j" + qd, tree] + sys.argv[6:], check=True,
                          stdout=subprocess.PIPE).stdout.decode().split()
     if not walks and sorted(out) != want:
         sys.exit("bfs output differs from find's: %d vs %d entries"
@@ -321,6 +328,9 @@ client_one() {	# client fs qd mode round
 	counters_all > "$b"
 	if [ "$c" = bfs ]; then
 		out=$(bfs_walks "$(fs_dir "$fs")" "$qd" "$CSECS" 2> "$ERR")
+	elif [ "$c" = bfs-stat ]; then
+		out=$(bfs_walks "$(fs_dir "$fs")" "$qd" "$CSECS" \
+			-size -1000M 2> "$ERR")
 	else
 		client_fio_args "$c" "$(fs_dir "$fs")" "$qd"
 		out=$(set -o pipefail; timeout $((CSECS * 4 + 60)) \
@@ -359,9 +369,10 @@ run_clients() {
 				echo "bench: skip $c, no fio"
 				continue
 			fi ;;
-		bfs) if [ ! -x "$BFS" ] || ! "$BFS" --version > /dev/null 2>&1; then
-				echo "# skip bfs: no $BFS (scripts/bfs-fetch.sh)" >> "$RAW"
-				echo "bench: skip bfs, no $BFS"
+		bfs | bfs-stat)
+			if [ ! -x "$BFS" ] || ! "$BFS" --version > /dev/null 2>&1; then
+				echo "# skip $c: no $BFS (scripts/bfs-fetch.sh)" >> "$RAW"
+				echo "bench: skip $c, no $BFS"
 				continue
 			fi
 			for fs in $FSS; do

@@ -36,6 +36,7 @@ OP_LABEL = {
     "openat": "openat O_TMPFILE",
     "splice": "splice to pipe",
     "bfs": "bfs walk (qd: its -j)",
+    "bfs-stat": "bfs walk -size, eager statx (qd: its -j)",
 }
 
 
