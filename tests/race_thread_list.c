@@ -94,31 +94,6 @@ static void *reader_thread(void *arg)
 	return NULL;
 }
 
-/* io-wq workers of this process: threads named iou-wrk-* */
-static int io_workers(void)
-{
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	d = opendir("/proc/self/task");
-	if (!d)
-		t_fail("opendir /proc/self/task: %s", strerror(errno));
-	while ((de = readdir(d))) {
-		char path[300], comm[64];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 de->d_name);
-		if (!t_read_text(path, comm, sizeof(comm)) &&
-		    !strncmp(comm, "iou-wrk-", 8))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
 static void test_readdir_lists_each_tid_once(struct io_uring *ring)
 {
 	struct reader r = {
@@ -131,7 +106,7 @@ static void test_readdir_lists_each_tid_once(struct io_uring *ring)
 	pthread_t rt;
 
 	/* before the point is set: this walk would wait on the worker */
-	i = io_workers();
+	i = t_worker_tids(NULL, 0);
 	if (i != 1)
 		t_skip("%d io-wq workers, the test needs the one", i);
 	t_delay_point_need("proc_task", PROC_TASK_MS);
