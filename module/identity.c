@@ -440,7 +440,8 @@ static void iouh_take_cpu_timers(struct task_struct *dst,
 /*
  * Per-thread accounting follows the identity, so the tid's counters and the
  * process totals (read under sig->stats_lock) stay monotonic. Runtime, user
- * and system time moved already, before the tid (io_uring_handoff_exchange()).
+ * and system time and the switch counts moved already, before the tid
+ * (io_uring_handoff_exchange()).
  */
 static void iouh_take_stats(struct task_struct *dst, struct task_struct *src)
 {
@@ -463,6 +464,17 @@ static void iouh_take_stats(struct task_struct *dst, struct task_struct *src)
 	src->maj_flt = 0;
 	task_io_accounting_add(&dst->ioac, &src->ioac);
 	memset(&src->ioac, 0, sizeof(src->ioac));
+#ifdef CONFIG_DETECT_HUNG_TASK
+	/*
+	 * The hung-task detector's record of the switch counts trades places
+	 * with them (sched_exec_runtime_move()): a record matches only the
+	 * count it was taken of, so a tid is reported only if it really went
+	 * without a switch. khungtaskd writes these unlocked; one that took a
+	 * record in between loses it, and takes a fresh one at its next check.
+	 */
+	swap(dst->last_switch_count, src->last_switch_count);
+	swap(dst->last_switch_time, src->last_switch_time);
+#endif
 }
 
 /*
