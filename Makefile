@@ -16,6 +16,9 @@ GUEST_TIMEOUT ?= 3000
 # cold run's budget), the long form is make soak
 STRESS_SECS ?= 60
 STRESS_SECS_MAIN ?= 30
+# the main lane's stress differential mode (iouh-stress --replay): batches
+# per ring, in each of the two runs (tests/diff/README.md)
+REPLAY_BATCHES ?= 150
 # make soak: SOAK_RUNS boots of the debug kernel, SOAK_SECS of stress each
 SOAK_SECS ?= 1800
 SOAK_RUNS ?= 3
@@ -118,6 +121,7 @@ test-main:
 	@echo "test: main lane, $(KDIR)/arch/x86/boot/bzImage"
 	@start=$$(date +%s); \
 	IOUH_STRESS_SECS=$(STRESS_SECS_MAIN) \
+	IOUH_REPLAY_BATCHES=$(REPLAY_BATCHES) \
 	IOUH_SUITES="project liburing stress operator" \
 	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage $(BUILD)/results \
 		$(GUEST_TIMEOUT); \

@@ -126,30 +126,49 @@ project_tests() {	# phase [ring]
 # with the module loaded, enabled=0 (the stock paths) and then enabled=1
 # with policy=inline (IOUH_EXPECT_HANDOFF set: it must hand off); both runs
 # must pass and print the same lines, what the application observed.
+diff_pair() {	# phase name command...
+	local ph=$1 name=$2 rc0 rc1
+	shift 2
+	echo 0 > $SYSFS/enabled
+	IOUH_MODE=disabled timeout -k 10 "$LTMO" "$@" > /tmp/diff.0 2> /tmp/diff.0.err
+	rc0=$?
+	echo 1 > $SYSFS/enabled
+	set_policy inline
+	IOUH_MODE=handoff timeout -k 10 "$LTMO" "$@" > /tmp/diff.1 2> /tmp/diff.1.err
+	rc1=$?
+	set_policy adaptive
+	if [ $rc0 = 0 ] && [ $rc1 = 0 ] && cmp -s /tmp/diff.0 /tmp/diff.1; then
+		record pass "$ph/diff/$name"
+		return
+	fi
+	record fail "$ph/diff/$name"
+	echo "--- $ph/diff/$name rc=$rc0 (enabled=0), $rc1 (enabled=1)"
+	cat /tmp/diff.0.err /tmp/diff.1.err
+	diff -u --label enabled=0 --label enabled=1 /tmp/diff.0 /tmp/diff.1 | head -n 40
+}
+
 diff_suite() {	# phase
-	local t name rc0 rc1
+	local t name seed
 	for t in "$BUILD"/tests/diff/*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		name=$(basename "$t")
 		[ -n "${IOUH_TESTS:-}" ] &&
 			[[ " $IOUH_TESTS " != *" $name "* ]] && continue
-		echo 0 > $SYSFS/enabled
-		IOUH_MODE=disabled timeout -k 10 "$LTMO" "$t" > /tmp/diff.0 2> /tmp/diff.0.err
-		rc0=$?
-		echo 1 > $SYSFS/enabled
-		set_policy inline
-		IOUH_MODE=handoff timeout -k 10 "$LTMO" "$t" > /tmp/diff.1 2> /tmp/diff.1.err
-		rc1=$?
-		set_policy adaptive
-		if [ $rc0 = 0 ] && [ $rc1 = 0 ] && cmp -s /tmp/diff.0 /tmp/diff.1; then
-			record pass "$1/diff/$name"
-			continue
-		fi
-		record fail "$1/diff/$name"
-		echo "--- $1/diff/$name rc=$rc0 (enabled=0), $rc1 (enabled=1)"
-		cat /tmp/diff.0.err /tmp/diff.1.err
-		diff -u --label enabled=0 --label enabled=1 /tmp/diff.0 /tmp/diff.1 | head -n 40
+		diff_pair "$1" "$name" "$t"
 	done
+	# the stress run's differential mode: IOUH_REPLAY_BATCHES batches per
+	# ring (make test-main sets it; 0, the default: not run), one seed
+	# per boot, the same in both runs
+	t=$BUILD/stress/iouh-stress
+	[ -x "$t" ] && [ "${IOUH_REPLAY_BATCHES:-0}" -gt 0 ] || return 0
+	[ -n "${IOUH_TESTS:-}" ] &&
+		[[ " $IOUH_TESTS " != *" stress_replay "* ]] && return 0
+	seed=$(( $(date +%s) % 100000 ))
+	echo "diff: stress_replay seed $seed"
+	diff_pair "$1" stress_replay "$t" --replay "$IOUH_REPLAY_BATCHES" \
+		--seed "$seed"
+	# its summaries: ops, time, the handoffs of the enabled=1 run
+	tail -n 1 /tmp/diff.0.err /tmp/diff.1.err
 }
 
 # liburing's suite. tests/liburing-skip.txt: not run (why, per line);

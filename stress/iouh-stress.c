@@ -8,6 +8,7 @@
  *
  * Usage: iouh-stress --dir-ext4 D --dir-tmpfs T --secs N [--threads N]
  *                    [--seed S] [--slow F]
+ *        iouh-stress --dir-ext4 D --dir-tmpfs T --replay N [--seed S]
  * --slow F multiplies every time limit (not the delays) by F, for a kernel
  * that is slow on purpose (KASAN, lockdep): a limit checks liveness, not
  * speed.
@@ -77,6 +78,22 @@
  *   one summary line "stress: ops=... cqes=... errors=... children=...
  *   seed=...". Exit 0 if everything checked out, else 1 with the first
  *   problems on stderr.
+ *
+ * --replay N, the differential mode: the same items, seeded and replayed
+ * so that two runs print the same lines unless something an application
+ * sees differs (scripts/guest-run.sh runs it with enabled=0 and enabled=1,
+ * as the tests/diff scenarios). No other threads but the FIFO releaser, no
+ * signals, children or ring closes; the main thread, the group leader, runs
+ * N batches on a plain ring, then N on a SINGLE_ISSUER | DEFER_TASKRUN one,
+ * without the cancel item (whether a cancel finds its open is timing). Each
+ * batch waits until the last one's FIFO writers are done, so the same
+ * FIFO slots are free. Once warm, the thread sets state a worker doesn't
+ * share (comm, a blocked signal, one CPU, nice, timer slack). Printed on stdout,
+ * in user_data order: each SQE's op, file system and result (an fd as
+ * "fd"); after each ring the names and types of its files; at the end the
+ * thread's comm, nice, timer slack, and signal, capability, seccomp and
+ * affinity state from /proc/thread-self/status. Results are checked as in
+ * a stress run, and the summary goes to stderr.
  *
  * Files are named <dir>/stress.<pid>.<tid>.* and removed at exit.
  */
@@ -305,6 +322,8 @@ static struct {
 	int nthreads;
 	/* the time limits' factor, --slow */
 	int slow;
+	/* --replay: batches per ring of the differential mode, 0: a stress run */
+	int replay;
 	unsigned long long seed;
 } cfg;
 
@@ -1360,10 +1379,15 @@ static const struct stress_item stress_items[] = {
 
 #define NR_ITEMS	((int)(sizeof(stress_items) / sizeof(stress_items[0])))
 
+static void replay_log(struct req *r, int res);
+
 static void complete(struct ringh *rh, struct req *r, int res,
 		     unsigned int flags)
 {
 	struct wctx *c = r->c;
+
+	if (cfg.replay)
+		replay_log(r, res);
 
 	if (flags)
 		report("worker %d: %s ud %#llx: CQE flags %#x", c->idx,
@@ -1484,7 +1508,8 @@ static int pick_item(struct wctx *c, int room)
 			if (v < 0)
 				break;
 		}
-	} while (stress_items[i].sqes > room);
+	} while (stress_items[i].sqes > room ||
+		 (cfg.replay && stress_items[i].prep == item_cancel_prep));
 	return i;
 }
 
@@ -2371,12 +2396,242 @@ static int count_fds(void)
 
 /* startup */
 
+/* the differential mode, --replay */
+
+/* a CQE as the replay prints it; one thread reaps, no lock */
+struct replay_ent {
+	unsigned long long ud;
+	int op, fs, res;
+};
+
+static struct replay_ent *replay_ents;
+static size_t replay_n, replay_cap;
+
+static void replay_log(struct req *r, int res)
+{
+	struct replay_ent *e;
+
+	if (replay_n == replay_cap) {
+		replay_cap = replay_cap ? 2 * replay_cap : 1024;
+		replay_ents = realloc(replay_ents,
+				      replay_cap * sizeof(*replay_ents));
+		if (!replay_ents) {
+			report("out of memory");
+			_exit(1);
+		}
+	}
+	e = &replay_ents[replay_n++];
+	e->ud = r->ud;
+	e->op = r->op;
+	e->fs = r->fs;
+	e->res = res;
+}
+
+static int replay_cmp(const void *a, const void *b)
+{
+	const struct replay_ent *x = a, *y = b;
+
+	return x->ud < y->ud ? -1 : x->ud > y->ud;
+}
+
+/* the CQEs so far in user_data order, then forget them */
+static void replay_print_cqes(void)
+{
+	size_t i;
+
+	qsort(replay_ents, replay_n, sizeof(*replay_ents), replay_cmp);
+	for (i = 0; i < replay_n; i++) {
+		struct replay_ent *e = &replay_ents[i];
+		int fd = e->op == OP_TMPFILE || e->op == OP_FIFO;
+
+		printf("cqe %llu.%llu %s %s ", e->ud >> 32,
+		       e->ud & 0xffffffffULL, op_name[e->op],
+		       e->fs < 0 ? "-" : fs_name[e->fs]);
+		if (fd && e->res >= 0)
+			printf("fd\n");
+		else
+			printf("%d\n", e->res);
+	}
+	replay_n = 0;
+}
+
+static int replay_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the names (without @c's prefix) and types of @c's files on @fs */
+static void replay_print_files(struct wctx *c, int fs)
+{
+	const char *base = strrchr(c->pfx[fs], '/') + 1;
+	char *names[256], path[PATH_SZ];
+	size_t len = strlen(base);
+	int i, n = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	d = opendir(cfg.dir[fs]);
+	if (!d) {
+		report("opendir %s: %s", cfg.dir[fs], strerror(errno));
+		return;
+	}
+	while ((de = readdir(d)) && n < 256)
+		if (!strncmp(de->d_name, base, len))
+			names[n++] = strdup(de->d_name + len);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), replay_name_cmp);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s%s", c->pfx[fs], names[i]);
+		printf("file %s %s %s\n", fs_name[fs], names[i],
+		       lstat(path, &st) ? strerror(errno) :
+		       S_ISREG(st.st_mode) ? "regular" :
+		       S_ISDIR(st.st_mode) ? "directory" :
+		       S_ISFIFO(st.st_mode) ? "fifo" : "other");
+		free(names[i]);
+	}
+}
+
+/* the last batch's FIFO writers are done: the same slots are free */
+static void replay_settle(struct wctx *c)
+{
+	long long end = t_now_ms() + FIFO_GIVEUP_MS;
+	int i, busy;
+
+	do {
+		busy = 0;
+		for (i = 0; i < c->nfifo; i++) {
+			int st = LOAD(c->fifo[i].state);
+
+			busy |= st == FS_ARMED || st == FS_HELD;
+		}
+		if (busy)
+			sleep_us(1000);
+	} while (busy && t_now_ms() < end);
+	if (busy)
+		report("replay: FIFO writers still busy after %lld ms",
+		       (long long)FIFO_GIVEUP_MS);
+}
+
+/* /proc/thread-self/status lines that are the same run to run */
+static void replay_print_thread(void)
+{
+	static const char *const keys[] = {
+		"SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:",
+		"CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:",
+		"NoNewPrivs:", "Seccomp:", "Cpus_allowed_list:",
+		"Mems_allowed_list:",
+	};
+	char line[512];
+	FILE *f;
+	int i;
+
+	printf("thread leader %s\n", gettid() == getpid() ? "yes" : "no");
+	errno = 0;
+	i = getpriority(PRIO_PROCESS, gettid());
+	printf("thread nice %d%s\n", i, errno ? " (error)" : "");
+	printf("thread timerslack %d\n", prctl(PR_GET_TIMERSLACK));
+	f = fopen("/proc/thread-self/comm", "r");
+	if (f && fgets(line, sizeof(line), f))
+		printf("thread comm %s", line);
+	if (f)
+		fclose(f);
+	f = fopen("/proc/thread-self/status", "r");
+	if (!f) {
+		report("/proc/thread-self/status: %s", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
+			if (!strncmp(line, keys[i], strlen(keys[i])))
+				printf("thread %s", line);
+	fclose(f);
+}
+
+/*
+ * Per-thread state of the replaying thread that an io-wq worker doesn't
+ * share, set once its first workers exist (a worker forked later inherits
+ * it), so a handoff that left some of it with the worker shows in
+ * replay_print_thread(): comm, a blocked signal, affinity (one CPU of
+ * several), nice, timer slack.
+ */
+static void replay_thread_setup(void)
+{
+	cpu_set_t cpus;
+	sigset_t set;
+
+	prctl(PR_SET_NAME, "iouh-replay");
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (!sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) > 1) {
+		int cpu = 0;
+
+		while (!CPU_ISSET(cpu, &cpus))
+			cpu++;
+		CPU_ZERO(&cpus);
+		CPU_SET(cpu, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus))
+			report("sched_setaffinity: %s", strerror(errno));
+	}
+	if (setpriority(PRIO_PROCESS, gettid(), 3))
+		report("setpriority: %s", strerror(errno));
+	if (prctl(PR_SET_TIMERSLACK, 123456UL))
+		report("PR_SET_TIMERSLACK: %s", strerror(errno));
+}
+
+/* --replay: a plain ring (context 0), then a DEFER_TASKRUN one (1) */
+static int replay_main(void)
+{
+	long long handoffs0, inline0;
+	int fds0 = count_fds(), idx, b;
+
+	handoffs0 = t_counter("handoffs");
+	inline0 = t_counter("inline_issued");
+	t_start = t_now_ms();
+	releaser_start();
+	for (idx = 0; idx < 2 && !LOAD(P.fatal); idx++) {
+		struct wctx *c = ctx_new(idx, -1, cfg.seed + idx, NFIFO_WORKER);
+
+		if (ctx_setup(c)) {
+			fatal();
+			break;
+		}
+		warm(c);
+		/* after the first workers exist: they don't inherit it */
+		if (!idx)
+			replay_thread_setup();
+		for (b = 0; b < cfg.replay && !LOAD(P.fatal); b++) {
+			replay_settle(c);
+			run_batch(c, c->own, rnd_range(&c->rng, 1, BATCH_MAX));
+		}
+		ring_final_check(c->own, 20);
+		replay_print_cqes();
+		replay_print_files(c, FS_EXT4);
+		replay_print_files(c, FS_TMPFS);
+		ctx_teardown(c);
+	}
+	releaser_stop();
+	replay_print_thread();
+	sweep_pid(P.pid);
+	if (count_fds() != fds0)
+		report("%d fds open at the end, %d at the start", count_fds(),
+		       fds0);
+	fflush(stdout);
+	fprintf(stderr, "stress: replay of %d batches per ring in %.1f s: ops=%llu cqes=%llu errors=%llu seed=%llu handoffs %lld -> %lld, inline_issued %lld -> %lld\n",
+		cfg.replay, (t_now_ms() - t_start) / 1000.0, P.ops, P.cqes,
+		P.errors, cfg.seed, handoffs0, t_counter("handoffs"), inline0,
+		t_counter("inline_issued"));
+	return P.errors ? 1 : 0;
+}
+
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s --dir-ext4 D --dir-tmpfs T --secs N [--threads N] [--seed S] [--slow F]\n"
+		"       %s --dir-ext4 D --dir-tmpfs T --replay N [--seed S]\n"
 		"  (directories default to $IOUH_EXT4 and $IOUH_TMPFS)\n",
-		argv0);
+		argv0, argv0);
 	exit(2);
 }
 
@@ -2389,6 +2644,7 @@ static void parse_args(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'r' },
 		{ "slow", required_argument, NULL, 'w' },
+		{ "replay", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2415,6 +2671,11 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'w':
 			cfg.slow = atoi(optarg);
+			break;
+		case 'p':
+			cfg.replay = atoi(optarg);
+			if (cfg.replay < 1)
+				usage(argv[0]);
 			break;
 		case 'r':
 			cfg.seed = strtoull(optarg, NULL, 0);
@@ -2515,6 +2776,8 @@ int main(int argc, char **argv)
 	probe();
 	sweep_pid(P.pid);
 	memset(dirty_buf, 0x5a, sizeof(dirty_buf));
+	if (cfg.replay)
+		return replay_main();
 	kid_errors = mmap(NULL, sizeof(*kid_errors), PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (kid_errors == MAP_FAILED) {
