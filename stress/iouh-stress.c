@@ -88,12 +88,13 @@
  * without the cancel item (whether a cancel finds its open is timing). Each
  * batch waits until the last one's FIFO writers are done, so the same
  * FIFO slots are free. Once warm, the thread sets state a worker doesn't
- * share (comm, a blocked signal, one CPU, nice, timer slack). Printed on stdout,
- * in user_data order: each SQE's op, file system and result (an fd as
- * "fd"); after each ring the names and types of its files; at the end the
- * thread's comm, nice, timer slack, and signal, capability, seccomp and
- * affinity state from /proc/thread-self/status. Results are checked as in
- * a stress run, and the summary goes to stderr.
+ * share (comm, a blocked signal, one CPU, nice, timer slack). Printed on
+ * stdout: after each batch that state; after each ring each SQE's op, file
+ * system and result in user_data order (an fd as "fd") and the names and
+ * types of the ring's files; at the end the thread's comm, nice, timer
+ * slack, and signal, capability, seccomp and affinity state from
+ * /proc/thread-self/status. Results are checked as in a stress run, and
+ * the summary goes to stderr.
  *
  * Files are named <dir>/stress.<pid>.<tid>.* and removed at exit.
  */
@@ -2580,6 +2581,43 @@ static void replay_thread_setup(void)
 		report("PR_SET_TIMERSLACK: %s", strerror(errno));
 }
 
+/* a status line's value, without its tab and newline, or "?" */
+static void replay_status_value(const char *status, const char *key,
+				char *val, size_t len)
+{
+	const char *p = strstr(status, key);
+	size_t n;
+
+	if (!p) {
+		snprintf(val, len, "?");
+		return;
+	}
+	p += strlen(key);
+	p += strspn(p, "\t ");
+	n = strcspn(p, "\n");
+	snprintf(val, len, "%.*s", (int)(n < len ? n : len - 1), p);
+}
+
+/*
+ * After each batch: the per-thread state replay_thread_setup() set, which a
+ * handoff that left it with the worker would show at once (the identity
+ * moves between tasks, the last batch may be back on the first).
+ */
+static void replay_print_state(int idx, int b)
+{
+	char status[4096] = "", comm[32] = "?", blk[32], cpus[64];
+
+	t_read_text("/proc/thread-self/status", status, sizeof(status));
+	t_read_text("/proc/thread-self/comm", comm, sizeof(comm));
+	comm[strcspn(comm, "\n")] = 0;
+	replay_status_value(status, "SigBlk:", blk, sizeof(blk));
+	replay_status_value(status, "Cpus_allowed_list:", cpus, sizeof(cpus));
+	errno = 0;
+	printf("state %d.%d comm=%s nice=%d slack=%d blocked=%s cpus=%s\n",
+	       idx, b, comm, getpriority(PRIO_PROCESS, gettid()),
+	       prctl(PR_GET_TIMERSLACK), blk, cpus);
+}
+
 /* --replay: a plain ring (context 0), then a DEFER_TASKRUN one (1) */
 static int replay_main(void)
 {
@@ -2604,6 +2642,7 @@ static int replay_main(void)
 		for (b = 0; b < cfg.replay && !LOAD(P.fatal); b++) {
 			replay_settle(c);
 			run_batch(c, c->own, rnd_range(&c->rng, 1, BATCH_MAX));
+			replay_print_state(idx, b);
 		}
 		ring_final_check(c->own, 20);
 		replay_print_cqes();
