@@ -1695,14 +1695,15 @@ static int ctx_setup(struct wctx *c)
 	return ring_init(c->own);
 }
 
-/* no writer of ours is left on @c's FIFOs (bounded) */
-static void ctx_quiesce_fifos(struct wctx *c)
+/*
+ * Wait up to @ms until the releaser is done with @c's FIFOs (none armed or
+ * held): 0 if it is, 1 if a writer is still busy.
+ */
+static int fifo_wait_writers(struct wctx *c, long long ms)
 {
-	long long end = t_now_ms() + 5000;
+	long long end = t_now_ms() + ms;
 	int i, busy;
 
-	for (i = 0; i < c->nfifo; i++)
-		STORE(c->fifo[i].reader_done, 1);
 	do {
 		busy = 0;
 		for (i = 0; i < c->nfifo; i++) {
@@ -1713,6 +1714,17 @@ static void ctx_quiesce_fifos(struct wctx *c)
 		if (busy)
 			sleep_us(1000);
 	} while (busy && P.rel_started && t_now_ms() < end);
+	return busy;
+}
+
+/* no writer of ours is left on @c's FIFOs (bounded) */
+static void ctx_quiesce_fifos(struct wctx *c)
+{
+	int i;
+
+	for (i = 0; i < c->nfifo; i++)
+		STORE(c->fifo[i].reader_done, 1);
+	fifo_wait_writers(c, 5000);
 	for (i = 0; i < c->nfifo; i++) {
 		struct fifo_slot *f = &c->fifo[i];
 
@@ -2496,20 +2508,7 @@ static void replay_print_files(struct wctx *c, int fs)
 /* the last batch's FIFO writers are done: the same slots are free */
 static void replay_settle(struct wctx *c)
 {
-	long long end = t_now_ms() + FIFO_GIVEUP_MS;
-	int i, busy;
-
-	do {
-		busy = 0;
-		for (i = 0; i < c->nfifo; i++) {
-			int st = LOAD(c->fifo[i].state);
-
-			busy |= st == FS_ARMED || st == FS_HELD;
-		}
-		if (busy)
-			sleep_us(1000);
-	} while (busy && t_now_ms() < end);
-	if (busy)
+	if (fifo_wait_writers(c, FIFO_GIVEUP_MS))
 		report("replay: FIFO writers still busy after %lld ms",
 		       (long long)FIFO_GIVEUP_MS);
 }
