@@ -62,14 +62,12 @@ static long long hung_count(void)
 	return atoll(buf);
 }
 
-/* async-signal-safe: from the SIGTERM handler too */
-static void hung_write(const char *name, const char *val)
+/* async-signal-safe (no snprintf): from the SIGTERM handler too */
+static void hung_write(const char *path, const char *val)
 {
-	char path[128];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), HUNG_DIR "/%s", name);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -80,8 +78,8 @@ static void hung_write(const char *name, const char *val)
 
 static void hung_restore(void)
 {
-	hung_write("hung_task_check_interval_secs", saved_interval);
-	hung_write("hung_task_timeout_secs", saved_timeout);
+	hung_write(HUNG_DIR "/hung_task_check_interval_secs", saved_interval);
+	hung_write(HUNG_DIR "/hung_task_timeout_secs", saved_timeout);
 }
 
 /* the harness' timeout: the detector's settings back, then fail */
