@@ -4,7 +4,7 @@
  *
  *  reserve	at issue, the submitter holds an idle io-wq worker of its own
  *		that can take its identity, or the request takes the stock
- *		punt (io-wq forks a worker for next time)
+ *		punt (io-wq forks a worker as for any punt, none of its own)
  *  compatible	io-wq asks, for each idle worker, under its workers_lock
  *  sleeping	the scheduler's hook at the submitter's first sleep: the
  *		commit wakes the held worker, which takes the identity

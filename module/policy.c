@@ -535,8 +535,9 @@ bool iouh_issue_begin(struct io_kiocb *req)
 	if (iouh_batch_spent(req, tctx))
 		return iouh_fallback(req, IOUH_FB_BUDGET);
 	/*
-	 * Without an idle worker, io-wq forks one for next time and this one
-	 * goes there; one refused counts like a refusal of the task.
+	 * Without an idle worker this one takes the stock punt, where io-wq
+	 * forks one only if none runs; one refused counts like a refusal of
+	 * the task.
 	 */
 	why = iouh_worker_reserve(tctx);
 	if (why) {
