@@ -317,8 +317,10 @@ bool iouh_identity_prepare(struct task_struct *tsk)
 
 /*
  * Signal state follows the identity, the source gets a worker's. A stop in
- * progress follows too; SIGKILL of an exiting group stays on the source as
- * well, which must leave its waits and exit like every other thread.
+ * progress follows too; the SIGKILL of a group that exits, or execs
+ * (de_thread() zapped it, and waits for every thread it counted), stays on
+ * the source as well, which must leave its waits and exit like every other
+ * thread.
  */
 static void iouh_take_signals(struct task_struct *dst, struct task_struct *src)
 	__must_hold(&dst->sighand->siglock)
@@ -346,7 +348,8 @@ static void iouh_take_signals(struct task_struct *dst, struct task_struct *src)
 	sigorsets(&dst->pending.signal, &dst->pending.signal,
 		  &src->pending.signal);
 	sigemptyset(&src->pending.signal);
-	if (src->signal->flags & SIGNAL_GROUP_EXIT)
+	if (src->signal->flags & SIGNAL_GROUP_EXIT ||
+	    src->signal->group_exec_task)
 		sigaddset(&src->pending.signal, SIGKILL);
 	else
 		clear_tsk_thread_flag(src, TIF_SIGPENDING);

@@ -32,6 +32,12 @@
  * handoff counter must move in each round with the window. Skipped without
  * userfaultfd (ENOSYS, EPERM) or drop_caches.
  *
+ * Then EXEC_ROUNDS rounds with an execve() for the kill: C also has a
+ * thread E, started before the submit, that execs this program (which exits
+ * 0 at once) on the parent's word, sent where the kill was. The exec's
+ * de_thread() zaps C's other threads with SIGKILL and waits until each has
+ * exited: the same checks, and C must exit 0.
+ *
  * Fails on a kernel/module whose identity exchange moves SIGKILL off the
  * submitter while that sleeps uninterruptibly ("no SIGKILL pending"): the
  * demoted submitter would sleep on in any wait that only SIGKILL ends
@@ -39,7 +45,9 @@
  * would hang. The FIFO wait itself is interruptible, io-wq's exit wakes it
  * (a notification signal), so it is not what hangs; "not reaped" checks
  * that nothing else does. Checked to fail with the SIGKILL kept on the
- * source removed from iouh_take_signals() (module/identity.c).
+ * source removed from iouh_take_signals() (module/identity.c), and the
+ * exec rounds with it kept for a group exit only (SIGNAL_GROUP_EXIT), not
+ * for de_thread()'s zap (signal->group_exec_task).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -61,6 +69,9 @@
 #include "helpers.h"
 
 #define ROUNDS		3
+#define EXEC_ROUNDS	2
+/* argv[1] of the program C's exec runs */
+#define EXEC_CHILD	"--exec-child"
 #define WINDOW_MS	300
 /* H's getdents in its fault */
 #define HOLD_MS		5000
@@ -115,9 +126,11 @@ static pid_t owner;
 static struct {
 	pid_t c, h;
 	int h_st, h_cmd;
+	/* C's thread E execs on a byte here */
+	int c_exec;
 	/* H could not be reaped: it may hold D's lock, leave D alone */
 	int h_stuck;
-} cur = { .h_st = -1, .h_cmd = -1 };
+} cur = { .h_st = -1, .h_cmd = -1, .c_exec = -1 };
 
 /*
  * Not UFFD_USER_MODE_ONLY: the fault to catch is the kernel's, in the copy
@@ -485,12 +498,25 @@ static void holder_release(void)
 	cur.h_st = cur.h_cmd = -1;
 }
 
-/*
- * C: warm up, say 'R', submit the FIFO open and wait: only the kill ends
- * this, no writer ever comes.
- */
-static void child(int out)
+/* C's thread E: exec this program on the parent's byte, EOF is no word */
+static void *exec_on_word(void *arg)
 {
+	int fd = (int)(long)arg;
+	char c;
+
+	if (read(fd, &c, 1) == 1)
+		execl("/proc/self/exe", "window_kill", EXEC_CHILD, (char *)NULL);
+	return NULL;
+}
+
+/*
+ * C: warm up, say 'R', submit the FIFO open and wait: only the kill (or
+ * the exec, if @exec_fd isn't -1) ends this, no writer ever comes.
+ */
+static void child(int out, int exec_fd)
+{
+	pthread_t e;
+
 	struct io_uring_sqe *sqe;
 	unsigned long long ud;
 	struct t_force tf;
@@ -498,6 +524,12 @@ static void child(int out)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	alarm(T_CHILD_LIFE_S);
+	if (exec_fd >= 0) {
+		errno = pthread_create(&e, NULL, exec_on_word,
+				       (void *)(long)exec_fd);
+		if (errno)
+			t_fail("child: pthread_create: %s", strerror(errno));
+	}
 	t_force_init(&tf, "window_kill");
 	sqe = io_uring_get_sqe(&tf.ring);
 	if (!sqe)
@@ -515,11 +547,12 @@ static void child(int out)
 	exit(T_FAIL);
 }
 
-static int child_start(void)
+/* C, with its thread E if @exec; the fd its 'R' comes on */
+static int child_start(int exec)
 {
-	int p[2];
+	int p[2], x[2] = { -1, -1 };
 
-	if (pipe2(p, O_CLOEXEC))
+	if (pipe2(p, O_CLOEXEC) || (exec && pipe2(x, O_CLOEXEC)))
 		t_fail("pipe: %s", strerror(errno));
 	fflush(NULL);
 	cur.c = fork();
@@ -527,9 +560,15 @@ static int child_start(void)
 		t_fail("fork: %s", strerror(errno));
 	if (!cur.c) {
 		close(p[0]);
-		child(p[1]);
+		if (exec)
+			close(x[1]);
+		child(p[1], x[0]);
 	}
 	close(p[1]);
+	if (exec) {
+		close(x[0]);
+		cur.c_exec = x[1];
+	}
 	return p[0];
 }
 
@@ -687,12 +726,16 @@ static void dump_tasks(pid_t pid)
 	closedir(d);
 }
 
-/* the child died of our SIGKILL, and of nothing else */
-static void check_killed(pid_t pid, int st, const char *what)
+/* the child died of our SIGKILL, or exited 0 after its @exec, nothing else */
+static void check_killed(pid_t pid, int st, const char *what, int exec)
 {
 	t_remove_file("window_kill", pid);
-	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+	if (exec ? WIFEXITED(st) && WEXITSTATUS(st) == T_PASS :
+		   WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		return;
+	if (exec)
+		t_fail("%s: child status %#x, expected exit 0 after its exec",
+		       what, st);
 	if (WIFEXITED(st))
 		t_fail("%s: the child exited with %d before the kill (it said why)",
 		     what, WEXITSTATUS(st));
@@ -700,11 +743,12 @@ static void check_killed(pid_t pid, int st, const char *what)
 }
 
 /*
- * One round: H holds D's lock, C's open waits for it, SIGKILL to C, then
- * (the window over) the lock goes and C's open goes on to the FIFO. With
- * @window, in mode handoff, the kill lands in the handoff window.
+ * One round: H holds D's lock, C's open waits for it, SIGKILL to C (its
+ * thread E's exec if @exec), then (the window over) the lock goes and C's
+ * open goes on to the FIFO. With @window, in mode handoff, the kill lands
+ * in the handoff window.
  */
-static void run_round(const char *what, int window, int *in_window)
+static void run_round(const char *what, int window, int exec, int *in_window)
 {
 	long long before, t_kill, t_end;
 	int fd, st, ret, inside, ended;
@@ -718,7 +762,7 @@ static void run_round(const char *what, int window, int *in_window)
 	drop_dentries();
 
 	before = t_counter("handoffs");
-	fd = child_start();
+	fd = child_start(exec);
 	pid = cur.c;
 	if (!wait_ready(fd, READY_MS))
 		t_fail("%s: the child did not get to its submit in %d ms", what,
@@ -733,7 +777,10 @@ static void run_round(const char *what, int window, int *in_window)
 	if (leader)
 		wait_window(pid, 1, OPEN_WAIT_MS);
 
-	kill(pid, SIGKILL);
+	if (!exec)
+		kill(pid, SIGKILL);
+	else if (write(cur.c_exec, "X", 1) != 1)
+		t_fail("%s: write to the child: %s", what, strerror(errno));
 	t_kill = t_now_ms();
 	inside = t_window_open(pid);
 	/* the exchange must have run before the open can go on */
@@ -741,8 +788,9 @@ static void run_round(const char *what, int window, int *in_window)
 	t_end = t_now_ms();
 	if (!killed_waiter(pid, END_WAIT_MS)) {
 		dump_tasks(pid);
-		t_fail("%s: after the group SIGKILL, %s the window, no thread of the child waits for the lock with SIGKILL pending",
-		     what, inside ? "inside" : "outside");
+		t_fail("%s: after the %s, %s the window, no thread of the child waits for the lock with SIGKILL pending",
+		     what, exec ? "exec's zap" : "group SIGKILL",
+		     inside ? "inside" : "outside");
 	}
 	holder_release();
 
@@ -751,19 +799,25 @@ static void run_round(const char *what, int window, int *in_window)
 		t_fail("waitpid: %s", strerror(errno));
 	if (!ret) {
 		dump_tasks(pid);
-		t_fail("%s: the child was not reaped %d ms after SIGKILL, sent %swhile its open waited for the lock",
-		     what, REAP_MS, inside && t_mode_handoff() ?
+		t_fail("%s: the child was not reaped %d ms after %s, sent %swhile its open waited for the lock",
+		     what, REAP_MS, exec ? "the exec's word" : "SIGKILL",
+		     inside && t_mode_handoff() ?
 		     "inside the handoff window " : "");
 	}
 	cur.c = 0;
-	check_killed(pid, st, what);
+	check_killed(pid, st, what, exec);
 	close(fd);
+	if (exec) {
+		close(cur.c_exec);
+		cur.c_exec = -1;
+	}
 
 	if (t_mode_handoff() && window) {
 		if (inside)
 			(*in_window)++;
-		fprintf(stderr, "note: %s: SIGKILL %s the window, %s %lld ms after the kill\n",
-			what, inside ? "inside" : "outside",
+		fprintf(stderr, "note: %s: %s %s the window, %s %lld ms after it\n",
+			what, exec ? "the exec" : "SIGKILL",
+			inside ? "inside" : "outside",
 			ended ? "which was over" : "but the window still showed",
 			t_end - t_kill);
 	}
@@ -771,26 +825,33 @@ static void run_round(const char *what, int window, int *in_window)
 		t_expect_handoff(before);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int i, in_window = 0;
 	char what[32];
 
+	/* the program C's exec runs: nothing of the test's state is left */
+	if (argc > 1 && !strcmp(argv[1], EXEC_CHILD))
+		return T_PASS;
 	t_dir("IOUH_EXT4");
 	if (access("/proc/sys/vm/drop_caches", W_OK))
 		t_skip("/proc/sys/vm/drop_caches: %s", strerror(errno));
 	check_uffd();
 	dir_make();
 
-	run_round("control", 0, &in_window);
+	run_round("control", 0, 0, &in_window);
 	for (i = 0; i < ROUNDS; i++) {
 		snprintf(what, sizeof(what), "round %d", i);
-		run_round(what, WINDOW_MS, &in_window);
+		run_round(what, WINDOW_MS, 0, &in_window);
+	}
+	for (i = 0; i < EXEC_ROUNDS; i++) {
+		snprintf(what, sizeof(what), "exec round %d", i);
+		run_round(what, WINDOW_MS, 1, &in_window);
 	}
 	t_window_widen(0);
 
 	if (t_mode_handoff())
-		fprintf(stderr, "note: SIGKILL inside the window in %d of %d rounds\n",
-			in_window, ROUNDS);
+		fprintf(stderr, "note: SIGKILL or exec inside the window in %d of %d rounds\n",
+			in_window, ROUNDS + EXEC_ROUNDS);
 	return T_PASS;
 }
