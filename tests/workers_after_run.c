@@ -9,9 +9,12 @@
  *     before the thread's ioprio changed): a blocking request takes the
  *     punt, and the punt wakes that worker. One worker after the CQE.
  * (b) ROUNDS forced blocking submits in a row (a dirty ext4 fsync each,
- *     see helpers.h), each submitted as soon as the previous CQE is reaped,
- *     from one thread with one ring: one worker after the run. Mode handoff
- *     also wants a handoff.
+ *     see helpers.h), each THINK_MS after the previous CQE, from one thread
+ *     with one ring: one worker after the run. Mode handoff also wants a
+ *     handoff. The think time: stock's worker, done, idles within
+ *     microseconds, but a submit right after the CQE can still beat it
+ *     (then io-wq forks a second worker: seen once in six runs on a busy
+ *     TCG host); a normal grace period there takes tens of ms.
  * Workers are counted as the threads in /proc/self/task other than the
  * test's one. Mode handoff runs with policy "inline".
  *
@@ -34,6 +37,7 @@
 #include "helpers.h"
 
 #define ROUNDS		20
+#define THINK_MS	5
 #define MAX_WORKERS	1
 
 /*
@@ -117,6 +121,7 @@ static void test_run_at_depth_one_keeps_one(void)
 
 		if (!i)
 			ho = before;
+		usleep(THINK_MS * 1000);
 	}
 	expect_workers("a run at depth 1", ho);
 	if (t_mode_handoff())
