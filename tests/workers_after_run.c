@@ -25,10 +25,8 @@
  * forks one ((b): two to four workers, "fallback_worker" moving).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -40,24 +38,25 @@
 #define THINK_MS	5
 #define MAX_WORKERS	1
 
+/* t_find_thread()'s visit of each thread: count those but the caller's */
+static int count_other(pid_t pid, pid_t tid, void *arg)
+{
+	(void)pid;
+	if (tid != gettid())
+		(*(int *)arg)++;
+	return 0;
+}
+
 /*
  * The process's threads but the caller: its io-wq workers, as it has no
- * other threads. Not by comm: a worker forked a moment ago and not run yet
- * still has ours.
+ * other threads. Not by comm (t_worker_tids()): a worker forked a moment
+ * ago and not run yet still has ours.
  */
 static int other_threads(void)
 {
-	struct dirent *de;
 	int n = 0;
-	DIR *d;
 
-	d = opendir("/proc/self/task");
-	if (!d)
-		t_fail("opendir /proc/self/task: %s", strerror(errno));
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && atoi(de->d_name) != gettid())
-			n++;
-	closedir(d);
+	t_find_thread(getpid(), count_other, &n);
 	return n;
 }
 
