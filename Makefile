@@ -134,7 +134,7 @@ test-debug:
 	IOUH_MODES="handoff handoff-defer" \
 	IOUH_SUITES="project stress" \
 	IOUH_KO=$(BUILD)/module-debug/module/io_uring_handoff.ko \
-	IOUH_DISK=$(CACHE_DIR)/ext4-debug.img IOUH_TIMEOUT=180 \
+	IOUH_DISK=$(CACHE_DIR)/ext4-debug.img IOUH_CMDLINE=pci=noacpi IOUH_TIMEOUT=180 \
 	scripts/run-vm.sh $(KDIR_DEBUG)/arch/x86/boot/bzImage \
 		$(BUILD)/results-debug $(GUEST_TIMEOUT); \
 	echo "test: debug lane guest ran $$(( $$(date +%s) - start ))s"
@@ -200,7 +200,7 @@ soak: module-debug tests
 		IOUH_STRESS_SECS=$(SOAK_SECS) IOUH_STRESS_SLOW=3 \
 		IOUH_MODES=none IOUH_SUITES=stress \
 		IOUH_KO=$(BUILD)/module-debug/module/io_uring_handoff.ko \
-		IOUH_DISK=$(CACHE_DIR)/ext4-debug.img \
+		IOUH_DISK=$(CACHE_DIR)/ext4-debug.img IOUH_CMDLINE=pci=noacpi \
 		scripts/run-vm.sh $(KDIR_DEBUG)/arch/x86/boot/bzImage \
 			$(BUILD)/soak-$$i $$(( $(SOAK_SECS) + 1200 )); \
 		grep -h '^stress:' $(BUILD)/soak-$$i/guest.log | tail -n 3; \

@@ -35,7 +35,8 @@ fresh_disk() {
 
 SMP=${VCPUS:-2}
 MEM=${GUEST_MEM:-2G}
-CMDLINE="panic=-1 oops=panic iouh.repo=$REPO"
+# IOUH_CMDLINE: more of the kernel command line (the debug lane: pci=noacpi)
+CMDLINE="panic=-1 oops=panic iouh.repo=$REPO${IOUH_CMDLINE:+ $IOUH_CMDLINE}"
 if [ "$ARCH" = arm64 ]; then
 	qemu_base() {
 		echo qemu-system-aarch64 -M virt -nographic -no-reboot \
