@@ -515,11 +515,10 @@ static void *exec_on_word(void *arg)
  */
 static void child(int out, int exec_fd)
 {
-	pthread_t e;
-
 	struct io_uring_sqe *sqe;
 	unsigned long long ud;
 	struct t_force tf;
+	pthread_t e;
 	int ret, res;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
