@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -225,6 +226,38 @@ static void t_cleanup(void)
 		if (t_files[i].pid == getpid() &&
 		    unlink(t_files[i].path) && errno == EISDIR)
 			rmdir(t_files[i].path);
+}
+
+void *t_uncached_map(char *path, size_t path_len, const char *name,
+		     size_t len)
+{
+	void *buf, *map;
+	int fd;
+
+	snprintf(path, path_len, "%s/%s.%d", t_dir("IOUH_EXT4"), name,
+		 (int)getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_DIRECT, 0600);
+	if (fd < 0)
+		t_fail("open %s O_DIRECT: %s", path, strerror(errno));
+	t_track(path, 1);
+	if (posix_memalign(&buf, 4096, len))
+		t_fail("posix_memalign");
+	memset(buf, 0, len);
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len)
+		t_fail("O_DIRECT pwrite: %s", strerror(errno));
+	free(buf);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		t_fail("mmap: %s", strerror(errno));
+	close(fd);
+	return map;
+}
+
+void t_uncached_unmap(void *map, const char *path, size_t len)
+{
+	munmap(map, len);
+	unlink(path);
+	t_track(path, 0);
 }
 
 void t_track(const char *path, int add)

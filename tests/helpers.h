@@ -263,6 +263,15 @@ int t_wait_asleep(pid_t pid, pid_t tid, int ms);
  * asleep, 0 if not (no settle then).
  */
 int t_wait_armed_asleep(const int *armed, pid_t tid, int ms, int settle_ms);
+/*
+ * A MAP_SHARED mapping of @len zero bytes of a fresh file in IOUH_EXT4
+ * (@name and the pid), written with O_DIRECT so none of its pages is in the
+ * page cache: a copy from or to it faults and waits for the disk
+ * (virtio-blk, cache=none). Its path in @path; t_uncached_unmap() undoes it.
+ */
+void *t_uncached_map(char *path, size_t path_len, const char *name,
+		     size_t len);
+void t_uncached_unmap(void *map, const char *path, size_t len);
 /* remove the t_force_init() file @name that a killed task @tid left behind */
 void t_remove_file(const char *name, pid_t tid);
 

@@ -19,14 +19,28 @@
  *
  * - test_proc_read_punted: a READ of /proc/self/stat, a file without
  *   FMODE_NOWAIT that isn't tmpfs, keeps its punt (fallback_request moves,
- *   nothing inline). Only tmpfs is known to finish a read or write in the
- *   call: a file system whose ->read_iter may return -EIOCBQUEUED (NFS,
- *   FUSE or ceph direct I/O) would complete the request while the demoted
- *   task is still inside it, with no io-wq reference to keep it (E1).
+ *   nothing inline). Only tmpfs and ext4's buffered I/O are known to finish
+ *   a read or write in the call: a file system whose ->read_iter may return
+ *   -EIOCBQUEUED (NFS, FUSE or ceph direct I/O) would complete the request
+ *   while the demoted task is still inside it, with no io-wq reference to
+ *   keep it (E1).
+ *
+ * ext4 has FMODE_NOWAIT but no nonblocking buffered write
+ * (FOP_BUFFER_WASYNC): stock fails each one's nonblocking issue with -EAGAIN
+ * before any I/O and punts it. A file in IOUH_EXT4:
+ *
+ * - test_ext4_write_inline: a buffered WRITE returns CHUNK, the data reads
+ *   back, and in mode handoff it went inline (issue 30).
+ * - test_ext4_write_handoff: a buffered WRITE from an uncached mapping
+ *   sleeps in the copy's fault and hands off; the data must arrive.
+ * - test_ext4_direct_punted: an O_DIRECT WRITE that extends the file, which
+ *   ext4 fails with -EAGAIN when it may not wait (the exclusive inode lock),
+ *   keeps its punt (fallback_request moves, nothing inline): ext4's direct
+ *   I/O returns -EIOCBQUEUED and completes from the bio's end (E1).
  *
  * Fails on a kernel or module that keeps punting reads and writes of such
- * files (nothing issued inline), that issues another file system's inline,
- * or that gets their results or data wrong.
+ * files (nothing issued inline), that issues another file system's or a
+ * direct one inline, or that gets their results or data wrong.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -133,26 +147,6 @@ static void test_write_inline(struct io_uring *ring, int fd)
 	t_expect_inline(in, 1);
 }
 
-/* an ext4 file of CHUNK zeroes, none of its pages in the page cache */
-static int uncached_ext4_file(char *path, size_t len)
-{
-	void *buf;
-	int fd;
-
-	snprintf(path, len, "%s/rw_no_nowait.map.%d", t_dir("IOUH_EXT4"),
-		 (int)getpid());
-	fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_DIRECT, 0600);
-	if (fd < 0)
-		t_fail("open %s O_DIRECT: %s", path, strerror(errno));
-	if (posix_memalign(&buf, 4096, CHUNK))
-		t_fail("posix_memalign");
-	memset(buf, 0, CHUNK);
-	if (pwrite(fd, buf, CHUNK, 0) != CHUNK)
-		t_fail("O_DIRECT pwrite: %s", strerror(errno));
-	free(buf);
-	return fd;
-}
-
 /*
  * The read must sleep in the fault and hand off. A read whose pages were
  * cached after all never slept (inline_done moved): that premise failed, try
@@ -166,20 +160,15 @@ static void test_read_handoff(struct io_uring *ring, int fd)
 	char path[PATH_MAX];
 	unsigned char *map;
 	long long in, ho, done;
-	int mfd, try;
+	int try;
 
 	for (try = 1; ; try++) {
-		mfd = uncached_ext4_file(path, sizeof(path));
-		map = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   mfd, 0);
-		if (map == MAP_FAILED)
-			t_fail("mmap: %s", strerror(errno));
+		map = t_uncached_map(path, sizeof(path), "rw_no_nowait.map",
+				     CHUNK);
 		done = t_counter("inline_done");
 		read_chunk(ring, fd, map,
 			   "read of tmpfs into an uncached mapping", &in, &ho);
-		munmap(map, CHUNK);
-		close(mfd);
-		unlink(path);
+		t_uncached_unmap(map, path, CHUNK);
 		t_expect_inline(in, 1);
 		if (!t_mode_handoff() || t_counter("handoffs") != ho ||
 		    try == HANDOFF_TRIES || t_counter("inline_done") == done)
@@ -192,6 +181,95 @@ static void test_read_handoff(struct io_uring *ring, int fd)
 			t_counter("inline_done") - done,
 			t_counter("blocked_lock"), t_counter("blocked_task"));
 	t_expect_handoff(ho);
+}
+
+/*
+ * WRITE of CHUNK bytes from @src at @off of @fd, with a warm worker: it must
+ * return CHUNK and read back as @src. @in, @ho: the counters from before it.
+ */
+static void write_chunk(struct io_uring *ring, int fd, const unsigned char *src,
+			off_t off, const char *what, long long *in,
+			long long *ho)
+{
+	static unsigned char dst[CHUNK];
+	int res;
+
+	t_wait_idle_worker();
+	*in = t_inline_issued();
+	*ho = t_counter("handoffs");
+	io_uring_prep_write(io_uring_get_sqe(ring), fd, src, CHUNK, off);
+	res = submit_one(ring, NULL);
+	if (res != CHUNK)
+		t_fail("%s: res %d, expected %d", what, res, CHUNK);
+	if (pread(fd, dst, CHUNK, off) != CHUNK)
+		t_fail("%s: pread: %s", what, strerror(errno));
+	if (memcmp(dst, src, CHUNK))
+		t_fail("%s: wrong data", what);
+}
+
+static void test_ext4_write_inline(struct io_uring *ring, int fd)
+{
+	static unsigned char src[CHUNK];
+	long long in, ho;
+
+	fill(src, 3);
+	write_chunk(ring, fd, src, 0, "buffered write to ext4", &in, &ho);
+	t_expect_inline(in, 1);
+}
+
+/* the ext4 twin of test_read_handoff: the copy from the mapping sleeps */
+static void test_ext4_write_handoff(struct io_uring *ring, int fd)
+{
+	char path[PATH_MAX];
+	unsigned char *map;
+	long long in, ho, done;
+	int try;
+
+	for (try = 1; ; try++) {
+		map = t_uncached_map(path, sizeof(path), "rw_no_nowait.map",
+				     CHUNK);
+		done = t_counter("inline_done");
+		write_chunk(ring, fd, map, CHUNK,
+			    "buffered write to ext4 from an uncached mapping",
+			    &in, &ho);
+		t_uncached_unmap(map, path, CHUNK);
+		t_expect_inline(in, 1);
+		if (!t_mode_handoff() || t_counter("handoffs") != ho ||
+		    try == HANDOFF_TRIES || t_counter("inline_done") == done)
+			break;
+		fprintf(stderr, "note: try %d: the write didn't sleep, again\n",
+			try);
+	}
+	t_expect_handoff(ho);
+}
+
+static void test_ext4_direct_punted(struct io_uring *ring)
+{
+	char path[PATH_MAX];
+	long long in, fb;
+	void *buf;
+	int fd, res;
+
+	snprintf(path, sizeof(path), "%s/rw_no_nowait.direct.%d",
+		 t_dir("IOUH_EXT4"), (int)getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_DIRECT, 0600);
+	if (fd < 0)
+		t_fail("open %s O_DIRECT: %s", path, strerror(errno));
+	if (posix_memalign(&buf, 4096, CHUNK))
+		t_fail("posix_memalign");
+	memset(buf, 0x5a, CHUNK);
+	t_wait_idle_worker();
+	in = t_inline_issued();
+	fb = t_counter("fallback_request");
+	io_uring_prep_write(io_uring_get_sqe(ring), fd, buf, CHUNK, 0);
+	res = submit_one(ring, NULL);
+	if (res != CHUNK)
+		t_fail("O_DIRECT write to ext4: res %d, expected %d", res, CHUNK);
+	free(buf);
+	close(fd);
+	unlink(path);
+	t_expect_no_inline(in);
+	t_expect_moved("fallback_request", fb);
 }
 
 static void test_buffer_select_punted(struct io_uring *ring, int fd)
@@ -263,6 +341,16 @@ int main(void)
 	test_read_handoff(&tf.ring, fd);
 	test_buffer_select_punted(&tf.ring, fd);
 	test_proc_read_punted(&tf.ring);
+	close(fd);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/rw_no_nowait.%d",
+		 t_dir("IOUH_EXT4"), (int)getpid());
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	if (fd < 0)
+		t_fail("open %s: %s", path, strerror(errno));
+	test_ext4_write_inline(&tf.ring, fd);
+	test_ext4_write_handoff(&tf.ring, fd);
+	test_ext4_direct_punted(&tf.ring);
 	close(fd);
 	unlink(path);
 	t_force_exit(&tf);
