@@ -18,6 +18,7 @@ enum iouh_counter {
 	IOUH_HANDOFFS,
 	IOUH_BLOCKED_LOCK,
 	IOUH_BLOCKED_TASK,
+	IOUH_BLOCKED_REQUEST,
 	IOUH_FB_RING,
 	IOUH_FB_REQUEST,
 	IOUH_FB_POLL,
@@ -88,6 +89,8 @@ bool iouh_issue_begin(struct io_kiocb *req);
 void iouh_count_fail(struct io_kiocb *req, enum iouh_counter why);
 /* the adaptive policy's estimate of @req's kind: it slept */
 void iouh_rate_slept(struct io_kiocb *req);
+/* an inline read or write that went direct since it was let in: sleep here */
+bool iouh_rw_direct(struct io_kiocb *req);
 /* the policy toggle: adaptive (true) or inline whenever a worker is held */
 extern bool iouh_adaptive;
 /* IOSQE_ASYNC requests go inline like the rest (true) or keep their punt */

@@ -35,6 +35,8 @@ const char * const iouh_counter_names[IOUH_NR_COUNTERS] = {
 	[IOUH_BLOCKED_LOCK]	= "blocked_lock",
 	/* ... that slept after the identity got bound mid-issue (perf, PI) */
 	[IOUH_BLOCKED_TASK]	= "blocked_task",
+	/* ... that slept after its file went O_DIRECT (iouh_rw_direct()) */
+	[IOUH_BLOCKED_REQUEST]	= "blocked_request",
 	/* SQPOLL, IOPOLL or SQ_REWIND ring; not an io_uring_enter() */
 	[IOUH_FB_RING]		= "fallback_ring",
 	/* IOSQE_ASYNC with async_inline off, or a provided buffer (rw) */

@@ -108,8 +108,9 @@ int iouh_worker_reserve(struct io_uring_task *tctx)
 /*
  * The scheduler's hook, current is about to sleep for the first time in an
  * inline issue. Hands the identity to the held worker, unless the issue is in
- * a section that needs the ring lock or the identity got bound to this
- * task_struct meanwhile: then it sleeps in place. Must not sleep itself.
+ * a section that needs the ring lock, went direct since the policy let it
+ * in, or the identity got bound to this task_struct meanwhile: then it
+ * sleeps in place. Must not sleep itself.
  */
 void iouh_issue_sleeping(struct task_struct *tsk)
 {
@@ -118,6 +119,8 @@ void iouh_issue_sleeping(struct task_struct *tsk)
 	iouh_rate_slept(req);
 	if (req->ctx->submit_lock_depth)
 		return iouh_count_fail(req, IOUH_BLOCKED_LOCK);
+	if (iouh_rw_direct(req))
+		return iouh_count_fail(req, IOUH_BLOCKED_REQUEST);
 	if (!iouh_identity_prepare(tsk))
 		return iouh_count_fail(req, IOUH_BLOCKED_TASK);
 	trace_io_uring_handoff(req, tsk);

@@ -29,9 +29,10 @@
  * use. Most have their prep force the io-wq punt and are asked about at
  * issue. Reads and writes (.rw) keep their nonblocking issue; only one of a
  * file without a nonblocking path (no FMODE_NOWAIT and not pollable, e.g.
- * tmpfs in 7.2) fails it with -EAGAIN before any I/O, and the kernel asks
- * about that one (io_issue_retry_blocking()); the module takes tmpfs's
- * alone (iouh_rw_allowed()). Not here: SPLICE and TEE (one
+ * tmpfs in 7.2), or of a file with no nonblocking buffered write (ext4),
+ * fails it with -EAGAIN before any I/O, and the kernel asks about that one
+ * (io_issue_retry_blocking()); the module takes tmpfs's and ext4's buffered
+ * ones alone (iouh_rw_allowed()). Not here: SPLICE and TEE (one
  * side is always a pipe, a pollable file keeps its punt); uring_cmd (drivers
  * bind state to the submitting task); CLOSE (it punts only a file with
  * ->flush, NFS or FUSE: a server round trip that nearly always sleeps, so a
@@ -381,21 +382,49 @@ static bool iouh_file_polls(struct io_kiocb *req)
 }
 
 /*
- * A read or write the kernel asked about: its file has no nonblocking path.
- * Only tmpfs goes inline, a file system known to finish the I/O within the
- * call. One whose ->read_iter()/->write_iter() may return -EIOCBQUEUED to
- * an async kiocb (NFS, FUSE, ceph, SMB direct I/O) completes the request
- * from its own context, possibly while the demoted task is still inside
- * the call after a handoff; a request issued inline holds no reference of
- * io-wq's (io_req_rw_cleanup()) to keep io_async_rw alive until it returns.
+ * A read or write the kernel asked about: its nonblocking issue gave -EAGAIN
+ * and its file can't poll. Only file systems known to finish the I/O within
+ * the call go inline: tmpfs (no nonblocking path in 7.2) and ext4's buffered
+ * I/O (FMODE_NOWAIT, but no nonblocking buffered write, FOP_BUFFER_WASYNC,
+ * so stock punts every one). A read or write whose ->read_iter() or
+ * ->write_iter() may return -EIOCBQUEUED to an async kiocb (direct I/O on
+ * ext4, NFS, FUSE, ceph, SMB) completes the request from its own context,
+ * possibly while the demoted task is still inside the call after a
+ * handoff; a request issued inline holds no reference of io-wq's
+ * (io_req_rw_cleanup()) to keep io_async_rw alive until it returns. An
+ * O_DIRECT set after this check, by fcntl(), is caught at the first sleep
+ * (iouh_rw_direct()).
  */
 static bool iouh_rw_allowed(struct io_kiocb *req)
 {
+	struct file *file = req->file;
+
 	/* kbuf commits assume the ring lock, which a handoff gives away */
-	if (req->flags & REQ_F_BUFFER_SELECT)
+	if (!file || (req->flags & REQ_F_BUFFER_SELECT))
 		return false;
-	return req->file && !(req->file->f_mode & FMODE_NOWAIT) &&
-	       shmem_file(req->file);
+	if (shmem_file(file))
+		return true;
+	return !strcmp(file_inode(file)->i_sb->s_type->name, "ext4") &&
+	       !(file->f_flags & O_DIRECT);
+}
+
+/*
+ * From the scheduler hook, at an inline issue's first sleep: a read or write
+ * that went direct after iouh_rw_allowed() (fcntl(F_SETFL, O_DIRECT) in
+ * between: each issue copies the file's f_iocb_flags). It must sleep in
+ * place: its bio may complete the request while the call is still in the
+ * file system, and the completion's task_work then stays with this task
+ * until the call returns, as for direct I/O issued nonblocking. The kiocb is
+ * struct io_rw's first member (io_uring/rw.c: its file aliases io_kiocb's).
+ * tmpfs's direct I/O is its buffered I/O.
+ */
+bool iouh_rw_direct(struct io_kiocb *req)
+{
+	const struct iouh_op *op = iouh_op_of(req);
+
+	return op && op->rw &&
+	       (io_kiocb_to_cmd(req, struct kiocb)->ki_flags & IOCB_DIRECT) &&
+	       !shmem_file(req->file);
 }
 
 /*

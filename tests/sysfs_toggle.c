@@ -10,8 +10,8 @@
 
 static const char * const counters[] = {
 	"inline_issued", "inline_done", "handoffs", "blocked_lock",
-	"blocked_task", "fallback_ring", "fallback_request", "fallback_poll",
-	"fallback_signal", "fallback_task", "fallback_worker",
+	"blocked_task", "blocked_request", "fallback_ring", "fallback_request",
+	"fallback_poll", "fallback_signal", "fallback_task", "fallback_worker",
 	"fallback_policy", "fallback_budget", "fallback_batch", "async_inline",
 };
 
