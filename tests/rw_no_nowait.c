@@ -128,61 +128,6 @@ static void test_read_inline(struct io_uring *ring, int fd)
 	t_expect_unmoved("handoffs", ho);
 }
 
-static void test_write_inline(struct io_uring *ring, int fd)
-{
-	static unsigned char src[CHUNK], dst[CHUNK];
-	long long in;
-	int res;
-
-	fill(src, 2);
-	t_wait_idle_worker();
-	in = t_inline_issued();
-	io_uring_prep_write(io_uring_get_sqe(ring), fd, src, CHUNK, CHUNK);
-	res = submit_one(ring, NULL);
-	if (res != CHUNK)
-		t_fail("write to tmpfs: res %d, expected %d", res, CHUNK);
-	if (pread(fd, dst, CHUNK, CHUNK) != CHUNK)
-		t_fail("pread: %s", strerror(errno));
-	expect_pattern(dst, 2, "write to tmpfs");
-	t_expect_inline(in, 1);
-}
-
-/*
- * The read must sleep in the fault and hand off. A read whose pages were
- * cached after all never slept (inline_done moved): that premise failed, try
- * again with a fresh file, up to HANDOFF_TRIES times. Sleeping in place
- * (blocked_*) or not going inline fails at once.
- */
-#define HANDOFF_TRIES	3
-
-static void test_read_handoff(struct io_uring *ring, int fd)
-{
-	char path[PATH_MAX];
-	unsigned char *map;
-	long long in, ho, done;
-	int try;
-
-	for (try = 1; ; try++) {
-		map = t_uncached_map(path, sizeof(path), "rw_no_nowait.map",
-				     CHUNK);
-		done = t_counter("inline_done");
-		read_chunk(ring, fd, map,
-			   "read of tmpfs into an uncached mapping", &in, &ho);
-		t_uncached_unmap(map, path, CHUNK);
-		t_expect_inline(in, 1);
-		if (!t_mode_handoff() || t_counter("handoffs") != ho ||
-		    try == HANDOFF_TRIES || t_counter("inline_done") == done)
-			break;
-		fprintf(stderr, "note: try %d: the read didn't sleep (its pages were cached?), again\n",
-			try);
-	}
-	if (t_mode_handoff() && t_counter("handoffs") == ho)
-		fprintf(stderr, "note: inline_done %+lld, blocked_lock %lld, blocked_task %lld in all\n",
-			t_counter("inline_done") - done,
-			t_counter("blocked_lock"), t_counter("blocked_task"));
-	t_expect_handoff(ho);
-}
-
 /*
  * WRITE of CHUNK bytes from @src at @off of @fd, with a warm worker: it must
  * return CHUNK and read back as @src. @in, @ho: the counters from before it.
@@ -207,18 +152,27 @@ static void write_chunk(struct io_uring *ring, int fd, const unsigned char *src,
 		t_fail("%s: wrong data", what);
 }
 
-static void test_ext4_write_inline(struct io_uring *ring, int fd)
+static void test_write_inline(struct io_uring *ring, int fd)
 {
 	static unsigned char src[CHUNK];
 	long long in, ho;
 
-	fill(src, 3);
-	write_chunk(ring, fd, src, 0, "buffered write to ext4", &in, &ho);
+	fill(src, 2);
+	write_chunk(ring, fd, src, CHUNK, "write to tmpfs", &in, &ho);
 	t_expect_inline(in, 1);
 }
 
-/* the ext4 twin of test_read_handoff: the copy from the mapping sleeps */
-static void test_ext4_write_handoff(struct io_uring *ring, int fd)
+/*
+ * A READ into, or a WRITE from, an uncached mapping must sleep in the copy's
+ * fault and hand off. One whose pages were cached after all never slept
+ * (inline_done moved): that premise failed, try again with a fresh file, up
+ * to HANDOFF_TRIES times. Sleeping in place (blocked_*) or not going inline
+ * fails at once.
+ */
+#define HANDOFF_TRIES	3
+
+static void handoff_via_map(struct io_uring *ring, int fd, int write,
+			    const char *what)
 {
 	char path[PATH_MAX];
 	unsigned char *map;
@@ -229,18 +183,44 @@ static void test_ext4_write_handoff(struct io_uring *ring, int fd)
 		map = t_uncached_map(path, sizeof(path), "rw_no_nowait.map",
 				     CHUNK);
 		done = t_counter("inline_done");
-		write_chunk(ring, fd, map, CHUNK,
-			    "buffered write to ext4 from an uncached mapping",
-			    &in, &ho);
+		if (write)
+			write_chunk(ring, fd, map, CHUNK, what, &in, &ho);
+		else
+			read_chunk(ring, fd, map, what, &in, &ho);
 		t_uncached_unmap(map, path, CHUNK);
 		t_expect_inline(in, 1);
 		if (!t_mode_handoff() || t_counter("handoffs") != ho ||
 		    try == HANDOFF_TRIES || t_counter("inline_done") == done)
 			break;
-		fprintf(stderr, "note: try %d: the write didn't sleep, again\n",
-			try);
+		fprintf(stderr, "note: try %d: the %s didn't sleep (its pages were cached?), again\n",
+			try, what);
 	}
+	if (t_mode_handoff() && t_counter("handoffs") == ho)
+		fprintf(stderr, "note: inline_done %+lld, blocked_lock %lld, blocked_task %lld in all\n",
+			t_counter("inline_done") - done,
+			t_counter("blocked_lock"), t_counter("blocked_task"));
 	t_expect_handoff(ho);
+}
+
+static void test_read_handoff(struct io_uring *ring, int fd)
+{
+	handoff_via_map(ring, fd, 0, "read of tmpfs into an uncached mapping");
+}
+
+static void test_ext4_write_inline(struct io_uring *ring, int fd)
+{
+	static unsigned char src[CHUNK];
+	long long in, ho;
+
+	fill(src, 3);
+	write_chunk(ring, fd, src, 0, "buffered write to ext4", &in, &ho);
+	t_expect_inline(in, 1);
+}
+
+static void test_ext4_write_handoff(struct io_uring *ring, int fd)
+{
+	handoff_via_map(ring, fd, 1,
+			"buffered write to ext4 from an uncached mapping");
 }
 
 static void test_ext4_direct_punted(struct io_uring *ring)
