@@ -34,7 +34,8 @@
  *   statx of an existing file (size, inode) and of a missing one
  *   (-ENOENT); openat O_TMPFILE (an fd, closed); mkdirat linked to
  *   unlinkat AT_REMOVEDIR; renameat between two names; fallocate 64 KiB;
- *   ftruncate; fadvise DONTNEED; fsetxattr/fgetxattr user.* on ext4;
+ *   ftruncate; fadvise DONTNEED; a buffered 4 KiB write; fsetxattr/fgetxattr
+ *   user.* on ext4;
  *   openat O_RDONLY|O_CREAT of a FIFO whose writer a helper opens after
  *   0-50 ms (the fd must be of that FIFO); a NOP linked to an fsync; an
  *   ASYNC_CANCEL of a FIFO open just submitted (cancel 0, -EALREADY or
@@ -176,14 +177,14 @@ enum {
 	OP_NOP, OP_FSYNC, OP_STATX, OP_STATX_MISSING, OP_TMPFILE, OP_MKDIR,
 	OP_RMDIR, OP_RENAME, OP_FALLOCATE, OP_FTRUNCATE, OP_FADVISE,
 	OP_SETXATTR, OP_GETXATTR, OP_FIFO, OP_FIFO_TARGET, OP_CANCEL,
-	OP_LINK_NOP, OP_LINK_FSYNC, NR_OPS
+	OP_LINK_NOP, OP_LINK_FSYNC, OP_WRITE, NR_OPS
 };
 
 static const char *const op_name[NR_OPS] = {
 	"nop", "fsync", "statx", "statx-missing", "openat-tmpfile", "mkdirat",
 	"unlinkat-rmdir", "renameat", "fallocate", "ftruncate", "fadvise",
 	"fsetxattr", "fgetxattr", "openat-fifo", "openat-fifo-cancelled",
-	"async-cancel", "link-nop", "link-fsync",
+	"async-cancel", "link-nop", "link-fsync", "write",
 };
 
 /* what a batch is made of: stress_items[], the first of which is the NOP */
@@ -1181,6 +1182,27 @@ static int item_fadvise_prep(struct prep *p)
 	return 0;
 }
 
+/*
+ * A buffered WRITE of a page (tmpfs's and ext4's go inline after their
+ * nonblocking -EAGAIN): all of it, whatever a ftruncate did meanwhile.
+ */
+static int item_write_prep(struct prep *p)
+{
+	struct wctx *c = p->c;
+	struct io_uring_sqe *sqe;
+	struct req *r;
+
+	sqe = prep_sqe(p, OP_WRITE, &r);
+	if (!sqe)
+		return 0;
+	r->fs = p->fs;
+	r->exp = 4096;
+	io_uring_prep_write(sqe, c->fd[p->fs], dirty_buf, 4096,
+			    4096ULL * rnd(&c->rng, 256));
+	sqe_done(sqe, r, maybe_async(c));
+	return 0;
+}
+
 /* user xattrs on ext4 only, 0 or -errno as fsetxattr() gave at startup */
 static int item_setxattr_prep(struct prep *p)
 {
@@ -1371,6 +1393,7 @@ static const struct stress_item stress_items[] = {
 	{ "fallocate", 4, 1, item_fallocate_prep, item_res_check },
 	{ "ftruncate", 4, 1, item_ftruncate_prep, item_res_check },
 	{ "fadvise", 4, 1, item_fadvise_prep, item_res_check },
+	{ "write", 4, 1, item_write_prep, item_res_check },
 	{ "fsetxattr", 3, 1, item_setxattr_prep, item_res_check },
 	{ "fgetxattr", 3, 1, item_getxattr_prep, item_getxattr_check },
 	{ "openat-fifo", 5, 1, item_fifo_prep, item_fifo_check },
