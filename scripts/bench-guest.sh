@@ -9,6 +9,10 @@
 #   inline    the module loaded, enabled=1, policy=inline (no adaptive punt)
 #   nodepth   handoff with depth_max=0 (the adaptive policy without its
 #             depth, for an A/B of that setting; not in the defaults)
+#   punt      handoff with the cgroup setting on an empty cgroup: every
+#             request the module is asked about takes the stock punt
+#             (fallback_scope), its hooks live; what being loaded costs
+#             without an inline issue or a handoff (not in the defaults)
 #   disabled  the module loaded, enabled=0
 #   sync      iouh-bench --sync, the same op as a one thread syscall loop
 # in the order of BENCH_MODES on odd rounds and reversed on even
@@ -116,16 +120,29 @@ mod_setting() {	# name value
 	echo "$2" > "$SYSFS/$1" && [ "$(cat "$SYSFS/$1")" = "$2" ]
 }
 
+# mode punt: the cgroup setting names a cgroup no task is in
+SCOPE_NOBODY=/iouh-bench-nobody
+scope_nobody() {
+	local cg=/sys/fs/cgroup
+	if [ ! -d "$cg$SCOPE_NOBODY" ]; then
+		mountpoint -q "$cg" || mount -t cgroup2 none "$cg" || return 1
+		mkdir "$cg$SCOPE_NOBODY" || return 1
+	fi
+	mod_setting cgroup "$SCOPE_NOBODY"
+}
+
 # the module's default depth_max, read at the first load
 DEPTH_MAX=
 
 set_mode() {
 	case $1 in
 	baseline) mod_unload ;;
-	handoff) mod_enable 1 adaptive &&
+	handoff) mod_enable 1 adaptive && mod_setting cgroup "" &&
 		{ [ -z "$DEPTH_MAX" ] || mod_setting depth_max "$DEPTH_MAX"; } ;;
-	nodepth) mod_enable 1 adaptive && mod_setting depth_max 0 ;;
-	inline) mod_enable 1 inline ;;
+	nodepth) mod_enable 1 adaptive && mod_setting cgroup "" &&
+		mod_setting depth_max 0 ;;
+	punt) mod_enable 1 adaptive && scope_nobody ;;
+	inline) mod_enable 1 inline && mod_setting cgroup "" ;;
 	disabled) mod_enable 0 ;;
 	sync) ;;	# syscalls only, whatever the module state
 	*) return 1 ;;
@@ -198,7 +215,7 @@ run_one() {	# op fs qd mode round
 	line=$(timeout "$TMO" "$BIN" "${args[@]}" 2> "$ERR")
 	rc=$?
 	case $mode in
-	handoff | inline | disabled | nodepth)
+	handoff | inline | disabled | nodepth | punt)
 		extra=" handoffs=$(($(counter handoffs) - h0))"
 		extra+=" inline_done=$(($(counter inline_done) - i0))"
 		extra+=" fallbacks=$(($(fallbacks) - f0))"

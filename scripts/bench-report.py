@@ -21,7 +21,11 @@ import statistics
 import subprocess
 import sys
 
-MODES = ("baseline", "handoff", "inline", "disabled", "sync", "nodepth")
+MODES = ("baseline", "handoff", "inline", "disabled", "sync", "nodepth",
+         "punt")
+# the A/B modes of one setting, a paired line each: mode, label
+EXTRA_MODES = (("nodepth", "handoff, depth_max=0"),
+               ("punt", "punt (cgroup: nobody)"))
 CSV_HEADER = ["op", "fs", "qd", "baseline_ops", "handoff_ops", "ratio",
               "baseline_cpu", "handoff_cpu", "sync_ops",
               "disabled_ops", "disabled_ratio", "handoffs", "inline_done",
@@ -323,10 +327,11 @@ def print_table(rows, env, nfail):
             print(line("ratio min/median/max",
                        f"{r['pair_min']:.2f}/{r['pair_med']:.2f}/"
                        f"{r['pair_max']:.2f}", "", px))
-        if r["nodepth_ops"] is not None:
-            pn = paired(r["modes"], "nodepth")
-            print(line("handoff, depth_max=0", kops(r["nodepth_ops"]),
-                       pct(r["nodepth_cpu"]),
+        for m, label in EXTRA_MODES:
+            if r[m + "_ops"] is None:
+                continue
+            pn = paired(r["modes"], m)
+            print(line(label, kops(r[m + "_ops"]), pct(r[m + "_cpu"]),
                        f"   paired min/median/max {min(pn):.2f}/"
                        f"{statistics.median(pn):.2f}/{max(pn):.2f}"
                        if pn else ""))
