@@ -32,18 +32,14 @@
 #define DELAY_MS	400
 #define SET_MS		100
 
-static void set_flags(int fd, int on, int flag)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, on ? fl | flag : fl & ~flag))
-		t_fail("fcntl F_SETFL: %s", strerror(errno));
-}
-
 static void *set_direct_later(void *arg)
 {
+	int fd = *(int *)arg, fl;
+
 	usleep(SET_MS * 1000);
-	set_flags(*(int *)arg, 1, O_DIRECT);
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT))
+		t_fail("fcntl F_SETFL O_DIRECT: %s", strerror(errno));
 	return NULL;
 }
 
