@@ -111,6 +111,8 @@ mod_enable() {	# 0|1 [policy]
 	fi
 	echo "$1" > "$SYSFS/enabled" && [ "$(cat "$SYSFS/enabled")" = "$1" ] ||
 		return 1
+	# every request a candidate again, whatever mode punt set
+	mod_setting cgroup "" || return 1
 	[ -z "${2:-}" ] && return 0
 	echo "$2" > "$SYSFS/policy" && [ "$(cat "$SYSFS/policy")" = "$2" ]
 }
@@ -137,12 +139,11 @@ DEPTH_MAX=
 set_mode() {
 	case $1 in
 	baseline) mod_unload ;;
-	handoff) mod_enable 1 adaptive && mod_setting cgroup "" &&
+	handoff) mod_enable 1 adaptive &&
 		{ [ -z "$DEPTH_MAX" ] || mod_setting depth_max "$DEPTH_MAX"; } ;;
-	nodepth) mod_enable 1 adaptive && mod_setting cgroup "" &&
-		mod_setting depth_max 0 ;;
+	nodepth) mod_enable 1 adaptive && mod_setting depth_max 0 ;;
 	punt) mod_enable 1 adaptive && scope_nobody ;;
-	inline) mod_enable 1 inline && mod_setting cgroup "" ;;
+	inline) mod_enable 1 inline ;;
 	disabled) mod_enable 0 ;;
 	sync) ;;	# syscalls only, whatever the module state
 	*) return 1 ;;
