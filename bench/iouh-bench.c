@@ -6,7 +6,7 @@
  *   iouh-bench --op OP --dir DIR --qd N --secs S [--sync] [--label FS]
  *
  * OP is one of fsync, statx, fadvise, renameat, openat, splice, unlinkat,
- * treewalk, nop.
+ * treewalk, nop, cost.
  * Each op
  * works on files it creates in DIR (named iouh-bench.<pid>.*, removed at
  * exit):
@@ -40,6 +40,24 @@
  *             never sees: io_uring's own cost per request, the floor under
  *             every other op; --sync makes getppid(2), the floor of a
  *             syscall.
+ *   cost      the microbench of what an opcode that io_uring punts costs
+ *             beyond its work: six loops interleaved in blocks of
+ *             COST_BLOCK, qd 1, for S seconds: IORING_OP_FSYNC of a clean
+ *             4 KiB file (tmpfs: no work) and fsync(2) of it,
+ *             IORING_OP_NOP and getppid(2), IORING_OP_FADVISE
+ *             POSIX_FADV_NORMAL of it (which io_uring issues inline, the
+ *             module never sees it) and posix_fadvise(2) the same. Beside
+ *             the usual fields the line has each loop's ns per op
+ *             (uring_ns, sync_ns, nop_ns, getppid_ns, fadv_ns,
+ *             sync_fadv_ns) and two differences: cost_ns = (uring_ns -
+ *             sync_ns) - (nop_ns - getppid_ns), what the FSYNC costs over
+ *             the syscall less what any request costs io_uring over a
+ *             syscall, and file_cost_ns = (uring_ns - sync_ns) - (fadv_ns -
+ *             sync_fadv_ns), the same less what a request on a file costs.
+ *             Stock (module unloaded) that is the punt (a worker's wakeup,
+ *             its switches, task_work); inline, the module's and the core
+ *             hooks' cost per issue. ops counts the FSYNC SQEs over the
+ *             whole run; --sync is refused.
  *
  * The io_uring mode keeps exactly qd requests in flight on a plain ring
  * (max(2 * qd, 8) entries, no setup flags): submit qd, then reap every CQE
@@ -88,6 +106,7 @@
 #define UNLINK_FILES	4000
 #define TREE_THREADS	4
 #define TREE_FILES	500
+#define COST_BLOCK	256
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct bench;
@@ -394,6 +413,7 @@ static void splice_cleanup(struct bench *b, struct slot *s)
 
 static void take_sample(struct sample *s);
 static bool expired(const struct bench *b, const struct sample *start);
+static double ts_diff(const struct timespec *a, const struct timespec *b);
 static unsigned int iowq_workers(void);
 
 /* unlinkat: UNLINK_FILES files made before the measurement, unlinked in it */
@@ -658,6 +678,103 @@ static void done_zero(struct bench *b, struct slot *s, int res)
 	check_res(b, res, 0);
 }
 
+/* cost: the punted op's overhead, apart from io_uring's floor */
+
+enum {
+	COST_URING, COST_SYNC, COST_NOP, COST_GETPPID, COST_FADV,
+	COST_SYNC_FADV, COST_LOOPS
+};
+
+static const char * const cost_names[COST_LOOPS] = {
+	"uring_ns", "sync_ns", "nop_ns", "getppid_ns", "fadv_ns",
+	"sync_fadv_ns",
+};
+
+static double cost_ns[COST_LOOPS];
+
+/* one request of @loop's at a time through @ring, @n times; result 0 */
+static void cost_ring(struct bench *b, struct io_uring *ring, int loop,
+		      unsigned int n)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	while (n--) {
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			die("cost: SQ ring full");
+		if (loop == COST_NOP)
+			io_uring_prep_nop(sqe);
+		else if (loop == COST_FADV)
+			io_uring_prep_fadvise(sqe, b->fd, 0, IO_SIZE,
+					      POSIX_FADV_NORMAL);
+		else
+			io_uring_prep_fsync(sqe, b->fd, 0);
+		ret = io_uring_submit_and_wait(ring, 1);
+		if (ret != 1)
+			die("cost: submit_and_wait: %d", ret);
+		if (io_uring_peek_cqe(ring, &cqe))
+			die("cost: no CQE");
+		check_res(b, cqe->res, 0);
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+static void cost_loop(struct bench *b, struct io_uring *ring, int loop)
+{
+	unsigned int n = COST_BLOCK;
+
+	switch (loop) {
+	case COST_SYNC:
+		while (n--)
+			check_res(b, fsync(b->fd) ? -errno : 0, 0);
+		break;
+	case COST_GETPPID:
+		while (n--)
+			getppid();
+		break;
+	case COST_SYNC_FADV:
+		while (n--)
+			check_res(b, -posix_fadvise(b->fd, 0, IO_SIZE,
+						    POSIX_FADV_NORMAL), 0);
+		break;
+	default:
+		cost_ring(b, ring, loop, n);
+	}
+}
+
+static unsigned long long cost_run(struct bench *b, struct sample *start,
+				   struct sample *end)
+{
+	unsigned long long blocks = 0;
+	struct timespec t0, t1;
+	struct io_uring ring;
+	int loop, ret;
+
+	if (b->sync || b->qd != 1)
+		die("cost: io_uring mode at qd 1 only");
+	ret = io_uring_queue_init(8, &ring, 0);
+	if (ret)
+		die("io_uring_queue_init: %s", strerror(-ret));
+	take_sample(start);
+	do {
+		for (loop = 0; loop < COST_LOOPS; loop++) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			cost_loop(b, &ring, loop);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			cost_ns[loop] += ts_diff(&t0, &t1) * 1e9;
+		}
+		blocks++;
+	} while (!expired(b, start));
+	take_sample(end);
+	b->workers = iowq_workers();
+	io_uring_queue_exit(&ring);
+	for (loop = 0; loop < COST_LOOPS; loop++)
+		cost_ns[loop] /= blocks * COST_BLOCK;
+	return blocks * COST_BLOCK;
+}
+
 static const struct bench_op bench_ops[] = {
 	{
 		.name = "fsync",
@@ -718,6 +835,10 @@ static const struct bench_op bench_ops[] = {
 		.prep = nop_prep,
 		.sync = nop_sync,
 		.done = done_zero,
+	}, {
+		.name = "cost",
+		.file_size = IO_SIZE,
+		.run = cost_run,
 	},
 };
 
@@ -966,6 +1087,20 @@ static const char *fs_label(const struct bench *b)
 	return p && p[1] ? p + 1 : buf;
 }
 
+static int report_cost(void)
+{
+	double over;
+	int loop;
+
+	for (loop = 0; loop < COST_LOOPS; loop++)
+		if (printf(" %s=%.0f", cost_names[loop], cost_ns[loop]) < 0)
+			return -1;
+	over = cost_ns[COST_URING] - cost_ns[COST_SYNC];
+	return printf(" cost_ns=%.0f file_cost_ns=%.0f",
+		      over - (cost_ns[COST_NOP] - cost_ns[COST_GETPPID]),
+		      over - (cost_ns[COST_FADV] - cost_ns[COST_SYNC_FADV]));
+}
+
 static void report(struct bench *b, unsigned long long ops,
 		   const struct sample *start, const struct sample *end)
 {
@@ -982,6 +1117,7 @@ static void report(struct bench *b, unsigned long long ops,
 		   100.0 * cpu / wall, b->workers, ops) < 0 ||
 	    (b->nlat && printf(" p50=%.1f p99=%.1f", lat_pct(b, 50),
 				lat_pct(b, 99)) < 0) ||
+	    (b->op->run == cost_run && report_cost() < 0) ||
 	    printf("\n") < 0 || fflush(stdout))
 		die("writing stdout: %s", strerror(errno));
 }
@@ -991,7 +1127,8 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(stderr,
 		"usage: iouh-bench --op OP --dir DIR --qd N --secs S [--sync]\n"
 		"                  [--label FS]\n"
-		"  OP: fsync statx fadvise renameat openat splice unlinkat treewalk nop\n");
+		"  OP: fsync statx fadvise renameat openat splice unlinkat treewalk nop\n"
+		"      cost\n");
 	exit(1);
 }
 

@@ -58,7 +58,8 @@
 # ext4 disk, as set by guest-run.sh); as make bench's caller set them
 # (run-vm.sh passes them on), BENCH_SECS (2), BENCH_ROUNDS
 # (3), BENCH_OPS ("fsync statx fadvise renameat openat splice unlinkat
-# treewalk nop"; "" none, the clients only), BENCH_QDS (all ops; unset: "1 8 32", unlinkat "1 32
+# treewalk nop cost"; "" none, the clients only), BENCH_QDS (all ops but
+# cost, which is qd 1 without a sync mode; unset: "1 8 32", unlinkat "1 32
 # 128", nop "1"), BENCH_FS ("tmpfs ext4"), BENCH_MODES ("baseline handoff
 # inline disabled sync"), BENCH_CLIENTS ("fio-fsync fio-fsync4
 # fio-randrw fio-write"; "" none), BENCH_CLIENT_ROUNDS (5), BENCH_CLIENT_SECS
@@ -71,7 +72,7 @@ KO=$REPO/build/module/module/io_uring_handoff.ko
 SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
 SECS=${BENCH_SECS:-2}
 ROUNDS=${BENCH_ROUNDS:-3}
-OPS=${BENCH_OPS-fsync statx fadvise renameat openat splice unlinkat treewalk nop}
+OPS=${BENCH_OPS-fsync statx fadvise renameat openat splice unlinkat treewalk nop cost}
 QDS=${BENCH_QDS:-}
 FSS=${BENCH_FS:-tmpfs ext4}
 MODES=${BENCH_MODES:-baseline handoff inline disabled sync}
@@ -158,7 +159,9 @@ fallbacks() { cat "$SYSFS"/fallback_* 2>/dev/null | awk '{ n += $1 } END { print
 # the queue depths of op: a parallel rm runs deeper than the rest, nop is
 # the floor of the qd 1 cells
 qds() {	# op
-	if [ -n "$QDS" ]; then
+	if [ "$1" = cost ]; then
+		echo 1	# the microbench is qd 1 by definition
+	elif [ -n "$QDS" ]; then
 		echo "$QDS"
 	elif [ "$1" = unlinkat ]; then
 		echo 1 32 128
@@ -206,6 +209,8 @@ run_one() {	# op fs qd mode round
 	local args=(--op "$op" --dir "$(fs_dir "$fs")" --qd "$qd"
 		    --secs "$SECS" --label "$fs")
 
+	# cost has its syscall loops in every mode
+	[ "$op:$mode" = cost:sync ] && return
 	: > "$ERR"
 	if ! set_mode "$mode" 2> "$ERR"; then
 		run_fail setup "$desc"

@@ -35,7 +35,11 @@ CSV_HEADER = ["op", "fs", "qd", "baseline_ops", "handoff_ops", "ratio",
               "handoff_p99", "pairs", "pair_ratio_min", "pair_ratio_median",
               "pair_ratio_max", "baseline_ctx", "handoff_ctx",
               "inline_issued", "fallbacks_by_reason"]
+# the cost microbench's ns per request, iouh-bench.c says each
+COST_FIELDS = ("uring_ns", "sync_ns", "nop_ns", "getppid_ns", "fadv_ns",
+               "sync_fadv_ns", "cost_ns", "file_cost_ns")
 OP_LABEL = {
+    "cost": "cost per punted request (FSYNC of a clean file), ns",
     "fadvise": "fadvise DONTNEED",
     "openat": "openat O_TMPFILE",
     "splice": "splice to pipe",
@@ -73,7 +77,7 @@ def read_raw(path):
             try:
                 key = (kv["op"], kv["fs"], int(kv["qd"]))
                 run = {"ops": float(kv["ops"]), "cpu": float(kv["cpu"])}
-                for c in ("p50", "p99"):
+                for c in ("p50", "p99") + COST_FIELDS:
                     if c in kv:
                         run[c] = float(kv[c])
                 for c in ("handoffs", "inline_done", "fallbacks",
@@ -262,6 +266,22 @@ def latency(r, mode):
     return f"latency p50 {p50:.0f} us, p99 {p99:.0f} us"
 
 
+def print_cost(r):
+    """the cost cell: ns per request in each mode, no ops/s ratio"""
+    print(f"   {'':<21}{'over NOP':>10}{'over file op':>14}"
+          f"{'FSYNC':>8}{'NOP':>7}   min/median/max over file op")
+    for m in MODES:
+        runs = r["modes"].get(m, [])
+        vals = [x["file_cost_ns"] for x in runs if "file_cost_ns" in x]
+        if not vals:
+            continue
+        print(f"   {m:<21}{median(runs, 'cost_ns'):>10.0f}"
+              f"{statistics.median(vals):>14.0f}"
+              f"{median(runs, 'uring_ns'):>8.0f}{median(runs, 'nop_ns'):>7.0f}"
+              f"   {min(vals):.0f}/{statistics.median(vals):.0f}/"
+              f"{max(vals):.0f}")
+
+
 def print_table(rows, env, nfail):
     accel = env.get("accel", "unknown").upper()
     if accel == "UNKNOWN":
@@ -284,6 +304,9 @@ def print_table(rows, env, nfail):
     print(" " + "=" * 53)
     for r in rows:
         print(f" {OP_LABEL.get(r['op'], r['op'])}, {r['fs']}, qd {r['qd']}")
+        if r["op"] == "cost":
+            print_cost(r)
+            continue
         b, h, d, s = (r["baseline_ops"], r["handoff_ops"], r["disabled_ops"],
                       r["sync_ops"])
         bc, hc, dc = r["baseline_cpu"], r["handoff_cpu"], r["disabled_cpu"]
@@ -375,6 +398,8 @@ def plot(outdir, rows, env):
     with open(dat, "w") as f:
         f.write("# cell handoff/baseline disabled/baseline inline/baseline\n")
         for r in rows:
+            if r["op"] == "cost":
+                continue  # ns per request, not a throughput ratio
             cell = f"{r['op']}/{r['fs']}/{r['qd']}"
             f.write(f"\"{cell}\" {fmt(r['ratio'], '.4f') or '?'} "
                     f"{fmt(r['disabled_ratio'], '.4f') or '?'} "
