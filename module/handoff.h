@@ -4,6 +4,8 @@
 
 #include <linux/io_uring_handoff.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/uprobes.h>
 
 /*
  * The counters under /sys/kernel/io_uring_handoff/, one documented table in
@@ -120,10 +122,48 @@ void iouh_issue_sleeping(struct task_struct *tsk);
  * worker); compatible with a worker is iowq_handoff.c's.
  */
 enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk);
-void iouh_refusal_count(enum iouh_refusal why);
 ssize_t iouh_refusals_show(char *buf);
-/* state bound to the task_struct, refused on either side */
-enum iouh_refusal iouh_identity_bound_refusal(struct task_struct *tsk);
+
+DECLARE_PER_CPU(u64, iouh_refusals[IOUH_NR_REFUSALS]);
+
+/* a refusal of either side, IOUH_MOVABLE isn't one */
+static inline void iouh_refusal_count(enum iouh_refusal why)
+{
+	if (why != IOUH_MOVABLE)
+		this_cpu_inc(iouh_refusals[why]);
+}
+
+/*
+ * State that points at the task_struct rather than at the identity: refused
+ * at issue and at the sleep on the submitter, and on the worker at its
+ * reservation (iowq_handoff.c), where it would go with the identity.
+ */
+static inline enum iouh_refusal
+iouh_identity_bound_refusal(struct task_struct *tsk)
+{
+#ifdef CONFIG_PERF_EVENTS
+	if (tsk->perf_event_ctxp)
+		return IOUH_REFUSE_PERF;
+#endif
+#ifdef CONFIG_FUTEX
+	if (!list_empty(&tsk->futex.pi_state_list))
+		return IOUH_REFUSE_PI_FUTEX;
+#endif
+#ifdef CONFIG_SCHED_CORE
+	if (tsk->core_cookie)
+		return IOUH_REFUSE_CORE_SCHED;
+#endif
+#ifdef CONFIG_KCOV
+	if (tsk->kcov)
+		return IOUH_REFUSE_KCOV;
+#endif
+#ifdef CONFIG_UPROBES
+	if (tsk->utask && tsk->utask->return_instances)
+		return IOUH_REFUSE_URETPROBE;
+#endif
+	return tsk->vfork_done ? IOUH_REFUSE_VFORK : IOUH_MOVABLE;
+}
+
 bool iouh_identity_prepare(struct task_struct *tsk);
 /* non-zero only if the registers couldn't follow: the kernel kills the process */
 int iouh_identity_take(struct task_struct *src);

@@ -119,7 +119,7 @@ static const char * const iouh_refusal_names[IOUH_NR_REFUSALS] = {
 	[IOUH_REFUSE_SME]		= "sme",
 };
 
-static DEFINE_PER_CPU(u64, iouh_refusals[IOUH_NR_REFUSALS]);
+DEFINE_PER_CPU(u64, iouh_refusals[IOUH_NR_REFUSALS]);
 
 /* the refusals file: "reason count", one line each, IOUH_MOVABLE not */
 ssize_t iouh_refusals_show(char *buf)
@@ -136,36 +136,6 @@ ssize_t iouh_refusals_show(char *buf)
 				     iouh_refusal_names[i], sum);
 	}
 	return len;
-}
-
-/*
- * State that points at the task_struct rather than at the identity: refused
- * at issue and at the sleep on the submitter, and on the worker at its
- * reservation (iowq_handoff.c), where it would go with the identity.
- */
-enum iouh_refusal iouh_identity_bound_refusal(struct task_struct *tsk)
-{
-#ifdef CONFIG_PERF_EVENTS
-	if (tsk->perf_event_ctxp)
-		return IOUH_REFUSE_PERF;
-#endif
-#ifdef CONFIG_FUTEX
-	if (!list_empty(&tsk->futex.pi_state_list))
-		return IOUH_REFUSE_PI_FUTEX;
-#endif
-#ifdef CONFIG_SCHED_CORE
-	if (tsk->core_cookie)
-		return IOUH_REFUSE_CORE_SCHED;
-#endif
-#ifdef CONFIG_KCOV
-	if (tsk->kcov)
-		return IOUH_REFUSE_KCOV;
-#endif
-#ifdef CONFIG_UPROBES
-	if (tsk->utask && tsk->utask->return_instances)
-		return IOUH_REFUSE_URETPROBE;
-#endif
-	return tsk->vfork_done ? IOUH_REFUSE_VFORK : IOUH_MOVABLE;
 }
 
 /* per-thread CPU timers sit on the task; armed mid-issue they're moved */
@@ -222,13 +192,6 @@ enum iouh_refusal iouh_identity_refusal(struct task_struct *tsk)
 	why = iouh_identity_check(tsk);
 	iouh_refusal_count(why);
 	return why;
-}
-
-/* a refusal of either side, IOUH_MOVABLE isn't one */
-void iouh_refusal_count(enum iouh_refusal why)
-{
-	if (why != IOUH_MOVABLE)
-		this_cpu_inc(iouh_refusals[why]);
 }
 
 #ifdef CONFIG_FUTEX

@@ -20,6 +20,11 @@
 #include "handoff.h"
 #include "handoff_trace.h"
 
+/* the task_spec_*() bits of ->atomic_flags, compared in one go */
+#define IOUH_PFA_SPEC	(BIT(PFA_SPEC_SSB_DISABLE) | BIT(PFA_SPEC_SSB_NOEXEC) | \
+			 BIT(PFA_SPEC_SSB_FORCE_DISABLE) | \
+			 BIT(PFA_SPEC_IB_DISABLE) | BIT(PFA_SPEC_IB_FORCE_DISABLE))
+
 static int iouh_ioprio(struct task_struct *tsk)
 {
 	return tsk->io_context ? tsk->io_context->ioprio : 0;
@@ -69,19 +74,17 @@ static int iouh_worker_compatible(struct task_struct *src,
 		return IOUH_REFUSE_WORKER_MEMPOLICY;
 #endif
 	/* prctl speculation controls (the TIF ones are the arch's) */
-	if (task_spec_ssb_disable(src) != task_spec_ssb_disable(dst) ||
-	    task_spec_ssb_noexec(src) != task_spec_ssb_noexec(dst) ||
-	    task_spec_ssb_force_disable(src) !=
-	    task_spec_ssb_force_disable(dst) ||
-	    task_spec_ib_disable(src) != task_spec_ib_disable(dst) ||
-	    task_spec_ib_force_disable(src) != task_spec_ib_force_disable(dst))
+	if ((READ_ONCE(src->atomic_flags) ^ READ_ONCE(dst->atomic_flags)) &
+	    IOUH_PFA_SPEC)
 		return IOUH_REFUSE_WORKER_SPEC_CTRL;
 	/* the io_context is shared with the worker's creator, doesn't move */
-	if (iouh_ioprio(src) != iouh_ioprio(dst))
+	if (src->io_context != dst->io_context &&
+	    iouh_ioprio(src) != iouh_ioprio(dst))
 		return IOUH_REFUSE_WORKER_IOPRIO;
 	/* the creds move, the user namespace must not change with them */
 	rcu_read_lock();
-	same_ns = __task_cred(dst)->user_ns == __task_cred(src)->user_ns;
+	same_ns = __task_cred(dst) == __task_cred(src) ||
+		  __task_cred(dst)->user_ns == __task_cred(src)->user_ns;
 	rcu_read_unlock();
 	if (!same_ns)
 		return IOUH_REFUSE_WORKER_USER_NS;

@@ -253,9 +253,11 @@ ssize_t iouh_rates_show(char *buf)
 /*
  * The budget of one io_uring_enter(): its inline issues run one after the
  * other in the submitter, where io-wq would run the punts of the batch in
- * parallel. Past iouh_batch_budget_us since the batch's first inline issue,
- * the rest of it takes the punt: a batch of expensive requests that never
- * sleep (openat O_TMPFILE on ext4) goes to io-wq but for its first few (the
+ * parallel. Past iouh_batch_budget_us since the batch's first inline issue
+ * after its first SQE, the rest of it takes the punt (the first request's
+ * time isn't counted: a call of one request, qd 1, reads no clock): a batch
+ * of expensive requests that never sleep (openat O_TMPFILE on ext4) goes to
+ * io-wq but for its first few (the
  * rest of a call that handed off is fallback_batch's, checked first). 0: no
  * budget. A batch is the task's io_uring_task, the ring and the SQ head at
  * the call's entry (handoff.sq_head, which the worker resuming the call
@@ -268,13 +270,13 @@ struct iouh_batch {
 	const struct io_uring_task	*tctx;
 	const struct io_ring_ctx	*ctx;
 	u32				sq_head;
-	u64				start;	/* ns, its first inline issue */
+	u64				start;	/* ns, its first budgeted issue */
 } ____cacheline_aligned_in_smp;
 
 static struct iouh_batch iouh_batches[IOUH_BATCH_BUCKETS];
 unsigned int iouh_batch_budget_us = IOUH_BATCH_BUDGET_US;
 
-/* is the budget of @req's batch spent? Starts it on its first issue */
+/* is the budget of @req's batch spent? Starts it on its second SQE */
 static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 {
 	u64 budget = READ_ONCE(iouh_batch_budget_us) * NSEC_PER_USEC;
@@ -282,7 +284,9 @@ static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 	struct iouh_batch *b;
 	u64 now;
 
-	if (!budget || !READ_ONCE(iouh_adaptive))
+	/* the call's first request: no budget spent, no clock read (qd 1) */
+	if (!budget || !READ_ONCE(iouh_adaptive) ||
+	    req->ctx->cached_sq_head - sq_head < 2)
 		return false;
 	now = ktime_get_ns();
 	b = &iouh_batches[hash_ptr(tctx, ilog2(IOUH_BATCH_BUCKETS))];

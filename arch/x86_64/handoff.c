@@ -22,8 +22,9 @@
 #define IOUH_TIF_MATCH	(_TIF_SSBD | _TIF_SPEC_IB | _TIF_NOCPUID | \
 			 _TIF_NOTSC | _TIF_SPEC_L1D_FLUSH)
 
-/* state bound to the task that neither side may have */
-static enum iouh_refusal iouh_arch_bound_refusal(struct task_struct *tsk)
+/* state bound to the task that neither side may have; inline, per issue */
+static __always_inline enum iouh_refusal
+iouh_arch_bound_refusal(struct task_struct *tsk)
 {
 	if (test_tsk_thread_flag(tsk, TIF_IO_BITMAP) || tsk->thread.iopl_emul)
 		return IOUH_REFUSE_IO_PERM;
@@ -54,6 +55,20 @@ enum iouh_refusal iouh_arch_refusal(struct task_struct *tsk)
 	return iouh_arch_bound_refusal(tsk);
 }
 
+/* the TLS descriptors, a word each: no memcmp() call per reservation */
+static bool iouh_tls_equal(const struct thread_struct *a,
+			   const struct thread_struct *b)
+{
+	const u64 *x = (const u64 *)a->tls_array, *y = (const u64 *)b->tls_array;
+	int i;
+
+	BUILD_BUG_ON(sizeof(a->tls_array) != GDT_ENTRY_TLS_ENTRIES * sizeof(u64));
+	for (i = 0; i < GDT_ENTRY_TLS_ENTRIES; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
 /* at the reservation: what doesn't move must be equal */
 bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 {
@@ -74,8 +89,7 @@ bool iouh_arch_compatible(struct task_struct *src, struct task_struct *dst)
 	    dst->thread.ds)
 		return false;
 	/* set_thread_area() TLS would need load_TLS(), it has to be equal */
-	if (memcmp(src->thread.tls_array, dst->thread.tls_array,
-		   sizeof(src->thread.tls_array)))
+	if (!iouh_tls_equal(&src->thread, &dst->thread))
 		return false;
 	return iouh_arch_bound_refusal(dst) == IOUH_MOVABLE;
 }
