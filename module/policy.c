@@ -257,12 +257,12 @@ ssize_t iouh_rates_show(char *buf)
  * after its first SQE, the rest of it takes the punt (the first request's
  * time isn't counted: a call of one request, qd 1, reads no clock): a batch
  * of expensive requests that never sleep (openat O_TMPFILE on ext4) goes to
- * io-wq but for its first few (the
- * rest of a call that handed off is fallback_batch's, checked first). 0: no
- * budget. A batch is the task's io_uring_task, the ring and the SQ head at
- * the call's entry (handoff.sq_head, which the worker resuming the call
- * keeps). Direct-mapped and unlocked like the rates: a lost update or a
- * bucket taken over restarts a budget.
+ * io-wq but for its first few (the rest of a call that handed off is
+ * fallback_batch's, checked first). 0: no budget. A batch is the task's
+ * io_uring_task, the ring and the SQ head at the call's entry
+ * (handoff.sq_head, which the worker resuming the call keeps).
+ * Direct-mapped and unlocked like the rates: a lost update or a bucket
+ * taken over restarts a budget.
  */
 #define IOUH_BATCH_BUCKETS	64
 
