@@ -4,12 +4,15 @@
 # the module is unloaded and loaded again every IOUH_STRESS_CYCLE seconds
 # (10); in between, every half second, enabled is written 0 then 1 (the
 # same unregister without the unload). Every rmmod must finish within 30 s;
-# one that doesn't fails the run's rmmod-cycles, and the cycling goes on.
+# one that doesn't fails the run's rmmod-cycles, and the cycling goes on;
+# one still running at 25 s has its kernel stacks dumped, and the summary
+# line gives the longest and the total rmmod time.
 # IOUH_STRESS_SLOW (1) multiplies the program's time limits (--slow), for
 # the debug kernel. The module runs
 # with policy=inline, as many handoffs as the mix allows: the adaptive policy
-# would punt most blocking requests upfront. Uses record(), load_module() and
-# set_policy() from guest-run.sh; leaves the module loaded (policy adaptive).
+# would punt most blocking requests upfront. Uses record(), load_module(),
+# set_policy() and dump_stuck() from guest-run.sh; leaves the module loaded
+# (policy adaptive).
 # stress_suite stock: the same run on the stock kernel, no module.
 STRESS=$BUILD/stress/iouh-stress
 
@@ -28,6 +31,7 @@ stress_suite() {
 	local secs=${IOUH_STRESS_SECS:-120} cycle=${IOUH_STRESS_CYCLE:-10}
 	local slow=${IOUH_STRESS_SLOW:-1}
 	local pid rc t0 cycles=0 toggles=0 bad=0 deadline phase=${1:-handoff}
+	local took rpid wpid rmmod_max=0 rmmod_sum=0
 
 	if [ ! -x "$STRESS" ]; then
 		echo "stress: $STRESS not built"
@@ -48,11 +52,20 @@ stress_suite() {
 			break
 		fi
 		t0=$SECONDS
-		timeout 30 rmmod io_uring_handoff
+		# the kernel stacks of a slow one (dump_stuck(), guest-run.sh)
+		timeout 30 rmmod io_uring_handoff &
+		rpid=$!
+		(sleep 25; kill -0 $rpid 2>/dev/null && dump_stuck $rpid) &
+		wpid=$!
+		wait $rpid
 		rc=$?
+		kill $wpid 2>/dev/null
+		took=$((SECONDS - t0))
+		rmmod_sum=$((rmmod_sum + took))
+		[ $took -gt $rmmod_max ] && rmmod_max=$took
 		if [ $rc != 0 ]; then
 			# a failure, but the rest of the run still cycles
-			echo "stress: rmmod exit $rc after $((SECONDS - t0)) s (timeout 30 s)"
+			echo "stress: rmmod exit $rc after $took s (timeout 30 s), at ${SECONDS}s"
 			bad=1
 			[ -r "$SYSFS/enabled" ] && continue
 		fi
@@ -64,7 +77,8 @@ stress_suite() {
 	wait $pid
 	rc=$?
 	tail -n 30 /tmp/stress.out
-	echo "stress: $cycles rmmod/modprobe cycles, $toggles enabled toggles"
+	echo "stress: $cycles rmmod/modprobe cycles (rmmod max ${rmmod_max}s," \
+		"total ${rmmod_sum}s), $toggles enabled toggles"
 	if [ $rc = 0 ]; then
 		record pass "$phase/stress/run"
 	else
