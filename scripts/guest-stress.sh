@@ -27,6 +27,17 @@ toggle_for() {
 	done
 }
 
+# rmmod's kernel stack first (dump_stuck()'s walk of every task takes
+# seconds with the stress running), then every task in D
+rmmod_stack() {	# pid of timeout(1)
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "--- rmmod $c at ${SECONDS}s, $(grep -s '^State' /proc/$c/status)"
+		cat /proc/$c/stack 2>/dev/null
+	done
+	dump_stuck "$1"
+}
+
 stress_suite() {
 	local secs=${IOUH_STRESS_SECS:-120} cycle=${IOUH_STRESS_CYCLE:-10}
 	local slow=${IOUH_STRESS_SLOW:-1}
@@ -55,7 +66,7 @@ stress_suite() {
 		# the kernel stacks of a slow one (dump_stuck(), guest-run.sh)
 		timeout 30 rmmod io_uring_handoff &
 		rpid=$!
-		(sleep 25; kill -0 $rpid 2>/dev/null && dump_stuck $rpid) &
+		(sleep 25; kill -0 $rpid 2>/dev/null && rmmod_stack $rpid) &
 		wpid=$!
 		wait $rpid
 		rc=$?
