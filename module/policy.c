@@ -276,6 +276,12 @@ struct iouh_batch {
 static struct iouh_batch iouh_batches[IOUH_BATCH_BUCKETS];
 unsigned int iouh_batch_budget_us = IOUH_BATCH_BUDGET_US;
 
+/* the SQEs @req's io_uring_enter() consumed before it: 0 for the first */
+static u32 iouh_sqes_before(struct io_kiocb *req, struct io_uring_task *tctx)
+{
+	return req->ctx->cached_sq_head - tctx->handoff.sq_head - 1;
+}
+
 /* is the budget of @req's batch spent? Starts it on its second SQE */
 static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 {
@@ -285,8 +291,7 @@ static bool iouh_batch_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 	u64 now;
 
 	/* the call's first request: no budget spent, no clock read (qd 1) */
-	if (!budget || !READ_ONCE(iouh_adaptive) ||
-	    req->ctx->cached_sq_head - sq_head < 2)
+	if (!budget || !READ_ONCE(iouh_adaptive) || !iouh_sqes_before(req, tctx))
 		return false;
 	now = ktime_get_ns();
 	b = &iouh_batches[hash_ptr(tctx, ilog2(IOUH_BATCH_BUCKETS))];
@@ -341,7 +346,7 @@ static bool iouh_depth_spent(struct io_kiocb *req, struct io_uring_task *tctx)
 	if (!max || !READ_ONCE(iouh_adaptive) || current->nr_cpus_allowed < 2)
 		return false;
 	depth = ctx->cached_cq_tail - READ_ONCE(ctx->rings->cq.head);
-	depth += ctx->cached_sq_head - tctx->handoff.sq_head - 1;
+	depth += iouh_sqes_before(req, tctx);
 	d = &iouh_depths[hash_ptr(tctx, ilog2(IOUH_DEPTH_BUCKETS))];
 	if (depth >= max) {
 		/* a jiffy at least: no clock read per request */
