@@ -15,6 +15,11 @@
 # (policy adaptive).
 # stress_suite stock: the same run on the stock kernel, no module.
 STRESS=$BUILD/stress/iouh-stress
+# rmmod and its timeout are busybox's, copied to the guest's tmpfs: the
+# root is the host's over 9p without a cache, and under the stress kmod's
+# exec took 10-40 s paging itself and its libraries in over 9p (its
+# /proc/PID/stack, sampled: v9fs reads and lookups, never delete_module)
+BB=/tmp/busybox
 
 # sleep $1 seconds while the stress program $pid runs, toggling enabled
 toggle_for() {
@@ -50,6 +55,7 @@ stress_suite() {
 		return
 	fi
 	echo "stress: ${secs}s, rmmod/modprobe every ${cycle}s"
+	cp "$(command -v busybox)" $BB || { record fail "$phase/stress/run"; return; }
 	set_policy inline
 	"$STRESS" --secs "$secs" --slow "$slow" > /tmp/stress.out 2>&1 &
 	pid=$!
@@ -64,7 +70,7 @@ stress_suite() {
 		fi
 		t0=$SECONDS
 		# the kernel stacks of a slow one (dump_stuck(), guest-run.sh)
-		timeout 30 rmmod io_uring_handoff &
+		$BB timeout 30 $BB rmmod io_uring_handoff &
 		rpid=$!
 		(sleep 25; kill -0 $rpid 2>/dev/null && rmmod_stack $rpid) &
 		wpid=$!
