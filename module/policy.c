@@ -31,7 +31,7 @@
  * file without a nonblocking path (no FMODE_NOWAIT and not pollable, e.g.
  * tmpfs in 7.2), or of a file with no nonblocking buffered write (ext4),
  * fails it with -EAGAIN before any I/O, and the kernel asks about that one
- * (io_issue_retry_blocking()); the module takes tmpfs's and ext4's buffered
+ * (io_issue_sqe()'s retry); the module takes tmpfs's and ext4's buffered
  * ones alone (iouh_rw_allowed()). Not here: SPLICE and TEE (one
  * side is always a pipe, a pollable file keeps its punt); uring_cmd (drivers
  * bind state to the submitting task); CLOSE (it punts only a file with
