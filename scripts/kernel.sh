@@ -5,8 +5,9 @@
 # them, which patch skips), the fragments and RECIPE. Prints the
 # build directory (usable as KDIR for out-of-tree modules) on stdout.
 # usage: kernel.sh [test|debug|arm64]
-#   test	kernel/test.config + kernel/x86_64.config + kernel/signing.config,
-#		trusting DKMS's module signing key (created here if missing)
+#   test	kernel/test.config + kernel/x86_64.config + kernel/signing.config
+#		+ kernel/lsm.config (AppArmor), trusting DKMS's module signing
+#		key (created here if missing)
 #   debug	the test kernel + kernel/debug.config (lockdep, KASAN, ...)
 #		and kernel/delay-points.patch over core-hooks.patch
 #   arm64	kernel/test.config + kernel/arm64.config, cross-built with
@@ -28,7 +29,8 @@ K=$REPO/kernel
 IMAGE=bzImage
 PATCHES=("$PATCH")
 case $VARIANT in
-test) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/signing.config") ;;
+test) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/signing.config"
+	"$K/lsm.config") ;;
 debug) CONFIGS=("$K/test.config" "$K/x86_64.config" "$K/debug.config")
 	PATCHES+=("$K/delay-points.patch") ;;
 arm64)
