@@ -7,6 +7,11 @@
 #include <linux/sched.h>
 #include <linux/uprobes.h>
 
+/* ABI 11 added security_task_handoff_check(): say so, not "implicit decl" */
+#if IO_URING_HANDOFF_ABI < 11
+#error "io_uring_handoff: the kernel's hooks are older than core-hooks.patch's (hook ABI < 11)"
+#endif
+
 /*
  * The counters under /sys/kernel/io_uring_handoff/, one documented table in
  * handoff_main.c. An inline issue is counted once when it begins, and once
@@ -75,6 +80,7 @@ enum iouh_refusal {
 	IOUH_REFUSE_WORKER_SPEC_CTRL,
 	IOUH_REFUSE_WORKER_IOPRIO,
 	IOUH_REFUSE_WORKER_USER_NS,
+	IOUH_REFUSE_WORKER_LSM,
 	IOUH_REFUSE_WORKER_ARCH,
 	IOUH_REFUSE_COMPAT,
 	IOUH_REFUSE_SEGMENTS,

@@ -103,6 +103,8 @@ static const char * const iouh_refusal_names[IOUH_NR_REFUSALS] = {
 	[IOUH_REFUSE_WORKER_IOPRIO]	= "worker_ioprio",
 	/* creds of another user namespace */
 	[IOUH_REFUSE_WORKER_USER_NS]	= "worker_user_ns",
+	/* an LSM's per-thread state differs (AppArmor's onexec, a hat, ...) */
+	[IOUH_REFUSE_WORKER_LSM]	= "worker_lsm",
 	/* register state the arch can't move onto it, iouh_arch_compatible() */
 	[IOUH_REFUSE_WORKER_ARCH]	= "worker_arch",
 	/* a 32-bit task: the compat syscall frame isn't moved */

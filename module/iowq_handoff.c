@@ -16,6 +16,7 @@
 #include <linux/cred.h>
 #include <linux/iocontext.h>
 #include <linux/sched/signal.h>
+#include <linux/security.h>
 
 #include "handoff.h"
 #include "handoff_trace.h"
@@ -88,6 +89,22 @@ static int iouh_worker_compatible(struct task_struct *src,
 	rcu_read_unlock();
 	if (!same_ns)
 		return IOUH_REFUSE_WORKER_USER_NS;
+#ifdef CONFIG_SECURITY
+	/*
+	 * The LSM task blobs stay with the task_struct; the hook compares
+	 * what an LSM keeps per thread. Under workers_lock: neither side
+	 * can change it, each task writes its own (src is current, dst
+	 * sleeps idle).
+	 */
+	if (security_task_handoff_check(src, dst))
+		return IOUH_REFUSE_WORKER_LSM;
+#endif
+#ifdef CONFIG_BPF_SYSCALL
+	/* BPF task storage: its elements point back at their task_struct */
+	if (rcu_access_pointer(src->bpf_storage) ||
+	    rcu_access_pointer(dst->bpf_storage))
+		return IOUH_REFUSE_WORKER_LSM;
+#endif
 	if (!iouh_arch_compatible(src, dst))
 		return IOUH_REFUSE_WORKER_ARCH;
 	return IOUH_MOVABLE;
