@@ -370,6 +370,6 @@ module_init(handoff_init);
 module_exit(handoff_exit);
 MODULE_DESCRIPTION("io_uring thread identity handoff for blocking inline issue");
 /* rises with every release, see README; hook_abi: the hooks it was built for */
-MODULE_VERSION("0.3");
+MODULE_VERSION("0.4");
 MODULE_INFO(hook_abi, __stringify(IO_URING_HANDOFF_ABI));
 MODULE_LICENSE("GPL");
