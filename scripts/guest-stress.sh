@@ -33,13 +33,12 @@ toggle_for() {
 }
 
 # rmmod's kernel stack first (dump_stuck()'s walk of every task takes
-# seconds with the stress running), then every task in D
-rmmod_stack() {	# pid of timeout(1)
-	local c
-	for c in $(pgrep -P "$1"); do
-		echo "--- rmmod $c at ${SECONDS}s, $(grep -s '^State' /proc/$c/status)"
-		cat /proc/$c/stack 2>/dev/null
-	done
+# seconds with the stress running), then every task in D. busybox's
+# timeout execs its program in its own pid (a forked child watches), so
+# the pid of "$BB timeout" is rmmod's.
+rmmod_stack() {	# pid of rmmod
+	echo "--- rmmod $1 at ${SECONDS}s, $(grep -s '^State' /proc/$1/status)"
+	cat /proc/$1/stack 2>/dev/null
 	dump_stuck "$1"
 }
 
