@@ -5,7 +5,7 @@
  * new worker, as it does behind a stock worker that blocks. The swap hands
  * the submitter the reserved worker's io_worker and its count of running
  * workers (IO_WORKER_F_RUNNING), which the worker's own scheduler hooks
- * may be changing at that moment. Review item E14, two windows, each a
+ * may be changing at that moment. Review item E14, three windows, each a
  * debug kernel's delay point (without them the scenario runs with windows
  * too short to hit):
  *
@@ -26,6 +26,15 @@
  *   so only one of them drops it. Failed first with the swap's drop and the
  *   hook's test_bit()/clear_bit(): "worker_sleeping: the FIFO's CQE came
  *   first, the read's 2736 ms in: it waited for the sleeping submitter".
+ * - test_waking_worker_counted_after_swap, point "worker_running": the
+ *   reservation wakes the reserved worker, which waits WAKE_MS in
+ *   io_wq_worker_running() after it read its io_worker and saw it not
+ *   counted, and before it counts it (a preemption there, in the wild).
+ *   The swap comes meanwhile, finds nothing to drop, and the worker's hook
+ *   then counts the io_worker the sleeping submitter now owns: io-wq saw
+ *   one running worker and created none, until the submitter's next sleep
+ *   as a worker. The hook now looks at worker_private again after it
+ *   counted, and drops the count if the swap took the io_worker meanwhile.
  *
  * The scenario (read_not_behind_sleeper()): a FIFO openat for reading,
  * inline, sleeps until a writer comes RELEASE_MS later, and hands off
@@ -169,9 +178,15 @@ static void test_sleeping_worker_uncounted_once(void)
 	t_run_in_thread(test_in_thread, "worker_sleeping");
 }
 
+static void test_waking_worker_counted_after_swap(void)
+{
+	t_run_in_thread(test_in_thread, "worker_running");
+}
+
 int main(void)
 {
 	test_reserved_worker_awake();
 	test_sleeping_worker_uncounted_once();
+	test_waking_worker_counted_after_swap();
 	return T_PASS;
 }
