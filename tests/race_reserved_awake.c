@@ -153,6 +153,8 @@ static void read_not_behind_sleeper(struct io_uring *ring, const char *point)
 	if (read_ms > READ_MS)
 		t_fail("%s: the read's CQE after %lld ms (%d spare workers busy)",
 		       point, read_ms, busy);
+	fprintf(stderr, "note: %s: the read's CQE after %lld ms\n", point,
+		read_ms);
 	t_expect_handoff(ho);
 }
 
