@@ -25,7 +25,7 @@ SOAK_RUNS ?= 3
 
 .PHONY: help setup kernel kernel-debug kernel-arm64 module module-debug arm64 \
 	tests liburing operator test test-main test-debug test-arm64 \
-	liburing-baseline bench soak deb dkms-deb clean
+	test-liburing-slow liburing-baseline bench soak deb dkms-deb clean
 
 help:
 	@echo "make test     build the kernels, module, tests; run the main lane (project"
@@ -36,6 +36,8 @@ help:
 	@echo "              (BENCH_SECS=2 BENCH_ROUNDS=3 VCPUS=2 BENCH_OPS=... BENCH_QDS=... BENCH_FS=..."
 	@echo "               BENCH_MODES=...), then fio as a client: BENCH_CLIENTS=..."
 	@echo "               BENCH_CLIENT_ROUNDS=5 BENCH_CLIENT_SECS=3 BENCH_CLIENT_MODES=..."
+	@echo "make test-liburing-slow  the liburing tests make test skips for time"
+	@echo "              (tests/liburing-slow.txt), with the module loaded"
 	@echo "make soak     the debug kernel's stress with rmmod/modprobe cycles and"
 	@echo "              enabled toggles, SOAK_RUNS=3 boots of SOAK_SECS=1800 each:"
 	@echo "              build/soak-N/ (not part of make test)"
@@ -151,6 +153,13 @@ test-arm64:
 	scripts/run-vm.sh $(KDIR_ARM64)/arch/arm64/boot/Image \
 		$(BUILD)/results-arm64 $(GUEST_TIMEOUT); \
 	echo "test: arm64 lane guest ran $$(( $$(date +%s) - start ))s"
+
+# tests/liburing-slow.txt's liburing tests, with the module: make test skips
+# them (its cold budget), results-liburing-slow
+test-liburing-slow: module tests liburing
+	IOUH_SUITES=liburing IOUH_MODES=none IOUH_LIBURING_SLOW=only \
+	scripts/run-vm.sh $(KDIR)/arch/x86/boot/bzImage \
+		$(BUILD)/results-liburing-slow $(GUEST_TIMEOUT)
 
 # tests/liburing-stock.txt: the liburing suite's results on the stock kernel
 # (its failures are what it records: a guest that completed will do)

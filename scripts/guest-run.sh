@@ -172,6 +172,8 @@ diff_suite() {	# phase
 }
 
 # liburing's suite. tests/liburing-skip.txt: not run (why, per line);
+# tests/liburing-slow.txt: run only with IOUH_LIBURING_SLOW (1: with the
+# rest, only: alone; "make test-liburing-slow"), out of make test's budget;
 # tests/liburing-stock.txt: each test's result on the stock kernel, from
 # "make liburing-baseline". With the module, a test that fails counts as a
 # failure only if it passed on stock.
@@ -184,6 +186,14 @@ liburing_suite() {	# phase
 		name=${t%.t}
 		[ -n "${IOUH_LIBURING_TESTS:-}" ] &&
 			[[ " $IOUH_LIBURING_TESTS " != *" $name "* ]] && continue
+		if grep -q "^$name " "$REPO/tests/liburing-slow.txt"; then
+			if [ -z "${IOUH_LIBURING_SLOW:-}" ]; then
+				record skip "$1/liburing/$name"
+				continue
+			fi
+		elif [ "${IOUH_LIBURING_SLOW:-}" = only ]; then
+			continue
+		fi
 		if grep -q "^$name " "$REPO/tests/liburing-skip.txt"; then
 			record skip "$1/liburing/$name"
 			continue
