@@ -6,7 +6,7 @@
  *   iouh-bench --op OP --dir DIR --qd N --secs S [--sync] [--label FS]
  *
  * OP is one of fsync, statx, fadvise, renameat, openat, splice, unlinkat,
- * treewalk, nop, cost.
+ * treewalk, walkread, nop, cost.
  * Each op
  * works on files it creates in DIR (named iouh-bench.<pid>.*, removed at
  * exit):
@@ -36,6 +36,12 @@
  *             fixed file slot, close of that slot, linked; qd such chains
  *             in flight per thread. ops counts SQEs (3 per file); with
  *             --sync each thread makes the same three syscalls.
+ *   walkread  treewalk's walkers with a chain a reader of every file makes:
+ *             openat into a fixed file slot, a 4 KiB read of that slot
+ *             into the chain's buffer, close of that slot, linked; the
+ *             files hold IO_SIZE bytes of the bench's pattern, which each
+ *             read must return. On tmpfs stock punts every read (no
+ *             nonblocking read), a member issued from task_work.
  *   nop       IORING_OP_NOP, which io_uring completes inline and the module
  *             never sees: io_uring's own cost per request, the floor under
  *             every other op; --sync makes getppid(2), the floor of a
@@ -469,10 +475,27 @@ struct walker {
 	unsigned long long sqes;	/* completed */
 	struct statx *stx;		/* one per chain */
 	char (*names)[NAME_LEN];	/* one per chain, read at submit */
+	char (*bufs)[IO_SIZE];		/* walkread: one per chain */
 	struct sample *start;
 };
 
 static pthread_barrier_t tree_done, tree_sampled;
+
+/* walkread rather than treewalk */
+static bool tree_reads(struct bench *b)
+{
+	return !strcmp(b->op->name, "walkread");
+}
+
+/* walkread's file: IO_SIZE bytes of the pattern, not synced */
+static void create_filled(struct bench *b, const char *name)
+{
+	int fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			0600);
+
+	if (fd < 0 || pwrite(fd, b->buf, IO_SIZE, 0) != IO_SIZE || close(fd))
+		die("create %s/%s: %s", b->dir, name, strerror(errno));
+}
 
 static void tree_populate(struct bench *b)
 {
@@ -485,7 +508,10 @@ static void tree_populate(struct bench *b)
 			die("mkdir %s/%s: %s", b->dir, dir, strerror(errno));
 		for (i = 0; i < TREE_FILES; i++) {
 			snprintf(name, sizeof(name), "%s/f.%u", dir, i);
-			create_empty(b, name);
+			if (tree_reads(b))
+				create_filled(b, name);
+			else
+				create_empty(b, name);
 		}
 	}
 	if (syncfs(b->dfd))
@@ -513,23 +539,42 @@ static void tree_check(int res, const char *what)
 		die("treewalk: %s: %s", what, strerror(-res));
 }
 
+/* a walkread read's result: the whole file, the pattern */
+static void tree_check_read(struct walker *w, int res, const char *buf)
+{
+	tree_check(res, "read");
+	if (res != IO_SIZE || memcmp(buf, w->b->buf, IO_SIZE))
+		die("walkread: read %d bytes, not the file's %d of the pattern",
+		    res, IO_SIZE);
+}
+
 static void tree_sync(struct walker *w)
 {
+	bool reads = tree_reads(w->b);
 	char name[NAME_LEN];
+	ssize_t got;
 	int fd;
 
 	while (!expired(w->b, w->start)) {
 		snprintf(name, sizeof(name), "f.%u", w->next++ % TREE_FILES);
-		tree_check(statx(w->dfd, name, 0, STATX_BASIC_STATS, w->stx) ?
-			   -errno : 0, "statx");
+		if (!reads)
+			tree_check(statx(w->dfd, name, 0, STATX_BASIC_STATS,
+					 w->stx) ? -errno : 0, "statx");
 		fd = openat(w->dfd, name, O_RDONLY | O_CLOEXEC);
 		tree_check(fd < 0 ? -errno : 0, "openat");
+		if (reads) {
+			got = pread(fd, w->bufs[0], IO_SIZE, 0);
+			tree_check_read(w, got < 0 ? -errno : (int)got, w->bufs[0]);
+		}
 		tree_check(close(fd) ? -errno : 0, "close");
 		w->sqes += 3;
 	}
 }
 
-/* statx -> openat into fixed slot @i -> close of slot @i, linked */
+/*
+ * statx -> openat into fixed slot @i -> close of slot @i, linked; walkread:
+ * openat into slot @i -> read of slot @i -> close of slot @i
+ */
 static void tree_chain(struct walker *w, struct io_uring *ring, unsigned int i)
 {
 	struct io_uring_sqe *sqe[3];
@@ -542,9 +587,15 @@ static void tree_chain(struct walker *w, struct io_uring *ring, unsigned int i)
 			die("treewalk: SQ ring full");
 	}
 	snprintf(name, NAME_LEN, "f.%u", w->next++ % TREE_FILES);
-	io_uring_prep_statx(sqe[0], w->dfd, name, 0,
-			    STATX_BASIC_STATS, &w->stx[i]);
-	io_uring_prep_openat_direct(sqe[1], w->dfd, name, O_RDONLY, 0, i);
+	if (tree_reads(w->b)) {
+		io_uring_prep_openat_direct(sqe[0], w->dfd, name, O_RDONLY, 0, i);
+		io_uring_prep_read(sqe[1], i, w->bufs[i], IO_SIZE, 0);
+		sqe[1]->flags |= IOSQE_FIXED_FILE;
+	} else {
+		io_uring_prep_statx(sqe[0], w->dfd, name, 0,
+				    STATX_BASIC_STATS, &w->stx[i]);
+		io_uring_prep_openat_direct(sqe[1], w->dfd, name, O_RDONLY, 0, i);
+	}
 	io_uring_prep_close_direct(sqe[2], i);
 	for (k = 0; k < 3; k++) {
 		io_uring_sqe_set_data64(sqe[k], i * 3 + k);
@@ -559,6 +610,11 @@ static void tree_ring(struct walker *w)
 		.flags = IORING_SETUP_SINGLE_ISSUER |
 			 IORING_SETUP_DEFER_TASKRUN,
 	};
+	static const char *const steps[2][3] = {
+		{ "statx", "openat", "close" },
+		{ "openat", "read", "close" },
+	};
+	bool reads = tree_reads(w->b);
 	struct io_uring_cqe *cqe;
 	unsigned int i, head, n, inflight = 0, qd = w->b->qd;
 	struct io_uring ring;
@@ -581,8 +637,10 @@ static void tree_ring(struct walker *w)
 		io_uring_for_each_cqe(&ring, head, cqe) {
 			unsigned long long ud = cqe->user_data;
 
-			tree_check(cqe->res, ud % 3 == 0 ? "statx" :
-				   ud % 3 == 1 ? "openat" : "close");
+			if (reads && ud % 3 == 1)
+				tree_check_read(w, cqe->res, w->bufs[ud / 3]);
+			else
+				tree_check(cqe->res, steps[reads][ud % 3]);
 			n++;
 			w->sqes++;
 			if (ud % 3 != 2)
@@ -636,7 +694,8 @@ static unsigned long long tree_run(struct bench *b, struct sample *start,
 				  O_CLOEXEC);
 		w[t].stx = calloc(b->qd, sizeof(*w[t].stx));
 		w[t].names = calloc(b->qd, sizeof(*w[t].names));
-		if (w[t].dfd < 0 || !w[t].stx || !w[t].names)
+		w[t].bufs = calloc(b->qd, sizeof(*w[t].bufs));
+		if (w[t].dfd < 0 || !w[t].stx || !w[t].names || !w[t].bufs)
 			die("treewalk: %s: %s", dir, strerror(errno));
 		if (pthread_create(&w[t].thread, NULL, tree_walker, &w[t]))
 			die("pthread_create failed");
@@ -651,6 +710,7 @@ static unsigned long long tree_run(struct bench *b, struct sample *start,
 		close(w[t].dfd);
 		free(w[t].stx);
 		free(w[t].names);
+		free(w[t].bufs);
 	}
 	return sqes;
 }
@@ -827,6 +887,11 @@ static const struct bench_op bench_ops[] = {
 		.done = done_zero,
 	}, {
 		.name = "treewalk",
+		.populate = tree_populate,
+		.depopulate = tree_depopulate,
+		.run = tree_run,
+	}, {
+		.name = "walkread",
 		.populate = tree_populate,
 		.depopulate = tree_depopulate,
 		.run = tree_run,
@@ -1127,7 +1192,7 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(stderr,
 		"usage: iouh-bench --op OP --dir DIR --qd N --secs S [--sync]\n"
 		"                  [--label FS]\n"
-		"  OP: fsync statx fadvise renameat openat splice unlinkat treewalk nop\n"
+		"  OP: fsync statx fadvise renameat openat splice unlinkat treewalk walkread nop\n"
 		"      cost\n");
 	exit(1);
 }

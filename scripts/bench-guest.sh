@@ -58,7 +58,7 @@
 # ext4 disk, as set by guest-run.sh); as make bench's caller set them
 # (run-vm.sh passes them on), BENCH_SECS (2), BENCH_ROUNDS
 # (3), BENCH_OPS ("fsync statx fadvise renameat openat splice unlinkat
-# treewalk nop cost"; "" none, the clients only), BENCH_QDS (all ops but
+# treewalk walkread nop cost"; "" none, the clients only), BENCH_QDS (all ops but
 # cost, which is qd 1 without a sync mode; unset: "1 8 32", unlinkat "1 32
 # 128", nop "1"), BENCH_FS ("tmpfs ext4"), BENCH_MODES ("baseline handoff
 # inline disabled sync"), BENCH_CLIENTS ("fio-fsync fio-fsync4
@@ -72,7 +72,7 @@ KO=$REPO/build/module/module/io_uring_handoff.ko
 SYSFS=${IOUH_SYSFS:-/sys/kernel/io_uring_handoff}	# overridable to test on a host
 SECS=${BENCH_SECS:-2}
 ROUNDS=${BENCH_ROUNDS:-3}
-OPS=${BENCH_OPS-fsync statx fadvise renameat openat splice unlinkat treewalk nop cost}
+OPS=${BENCH_OPS-fsync statx fadvise renameat openat splice unlinkat treewalk walkread nop cost}
 QDS=${BENCH_QDS:-}
 FSS=${BENCH_FS:-tmpfs ext4}
 MODES=${BENCH_MODES:-baseline handoff inline disabled sync}

@@ -43,6 +43,7 @@ OP_LABEL = {
     "fadvise": "fadvise DONTNEED",
     "openat": "openat O_TMPFILE",
     "splice": "splice to pipe",
+    "walkread": "walk: openat, read 4k, close (linked)",
     "bfs": "bfs walk (qd: its -j)",
     "bfs-stat": "bfs walk -size, eager statx (qd: its -j)",
 }
