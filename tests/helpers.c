@@ -720,6 +720,20 @@ int t_wait_cqe_ms(struct io_uring *ring, int ms, unsigned long long *user_data,
 	return 1;
 }
 
+int t_reap_ud_ms(struct io_uring *ring, unsigned long long user_data, int ms,
+		 const char *what)
+{
+	unsigned long long got;
+	int res;
+
+	if (!t_wait_cqe_ms(ring, ms, &got, &res))
+		t_fail("no CQE for the %s within %d ms", what, ms);
+	if (got != user_data)
+		t_fail("CQE %#llx (res %d) where the %s's %#llx was due", got,
+		       res, what, user_data);
+	return res;
+}
+
 long long t_now_ms(void)
 {
 	struct timespec ts;

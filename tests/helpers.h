@@ -208,6 +208,12 @@ void t_fifo_exit(struct t_fifo *f);
  */
 int t_wait_cqe_ms(struct io_uring *ring, int ms, unsigned long long *user_data,
 		   int *res);
+/*
+ * The next CQE within @ms must carry @user_data, else fail naming @what
+ * (the request it belongs to): its res.
+ */
+int t_reap_ud_ms(struct io_uring *ring, unsigned long long user_data, int ms,
+		 const char *what);
 
 /* CLOCK_MONOTONIC in ms */
 long long t_now_ms(void);

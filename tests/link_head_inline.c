@@ -37,21 +37,6 @@
 #define HEAD_UD		0x4eadULL
 #define MEMBER_UD	0x3e3bULL
 
-/* the next CQE within @ms, which must carry @ud: its res */
-static int reap_ud(struct io_uring *ring, unsigned long long ud, int ms,
-		   const char *what)
-{
-	unsigned long long got;
-	int res;
-
-	if (!t_wait_cqe_ms(ring, ms, &got, &res))
-		t_fail("no CQE for the %s within %d ms", what, ms);
-	if (got != ud)
-		t_fail("CQE %#llx (res %d) where the %s's %#llx was due", got,
-		       res, what, ud);
-	return res;
-}
-
 /* the FIFO open as a chain's head, linked to the SQE it returns */
 static struct io_uring_sqe *queue_fifo_head(struct io_uring *ring,
 					    struct t_fifo *f)
@@ -83,8 +68,8 @@ static void test_link_head_hands_off(struct io_uring *ring)
 	t_fifo_release_after(&f, RELEASE_MS);
 	if (t_submit(ring) != 2)
 		t_fail("submit the chain");
-	t_fifo_check_fd(&f, reap_ud(ring, HEAD_UD, DEADLINE_MS, "open"));
-	res = reap_ud(ring, MEMBER_UD, DEADLINE_MS, "statx");
+	t_fifo_check_fd(&f, t_reap_ud_ms(ring, HEAD_UD, DEADLINE_MS, "open"));
+	res = t_reap_ud_ms(ring, MEMBER_UD, DEADLINE_MS, "statx");
 	if (res || !S_ISFIFO(stx.stx_mode))
 		t_fail("statx after the open: res %d mode %o", res,
 		       stx.stx_mode);
@@ -114,11 +99,11 @@ static void test_link_head_failure_cancels_member(struct io_uring *ring)
 	sqe->user_data = MEMBER_UD;
 	if (t_submit(ring) != 2)
 		t_fail("submit the chain");
-	res = reap_ud(ring, HEAD_UD, DEADLINE_MS, "open");
+	res = t_reap_ud_ms(ring, HEAD_UD, DEADLINE_MS, "open");
 	if (res != -ENOENT)
 		t_fail("openat in a missing directory: %d, want %d", res,
 		       -ENOENT);
-	res = reap_ud(ring, MEMBER_UD, DEADLINE_MS, "statx");
+	res = t_reap_ud_ms(ring, MEMBER_UD, DEADLINE_MS, "statx");
 	if (res != -ECANCELED)
 		t_fail("the member after a failed head: %d, want %d", res,
 		       -ECANCELED);

@@ -44,21 +44,6 @@
 #define THIRD_UD	0x7d1dULL
 #define DEFER_FLAGS	(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
 
-/* the next CQE within @ms, which must carry @ud: its res */
-static int reap_ud(struct io_uring *ring, unsigned long long ud, int ms,
-		   const char *what)
-{
-	unsigned long long got;
-	int res;
-
-	if (!t_wait_cqe_ms(ring, ms, &got, &res))
-		t_fail("no CQE for the %s within %d ms", what, ms);
-	if (got != ud)
-		t_fail("CQE %#llx (res %d) where the %s's %#llx was due", got,
-		       res, what, ud);
-	return res;
-}
-
 /* io_uring_submit_and_wait(@ring, 1), again on -EINTR before any SQE went */
 static int submit_and_wait_one(struct io_uring *ring)
 {
@@ -102,12 +87,12 @@ static void queue_statx_fifo_chain(struct io_uring *ring, struct statx *stx,
 static void reap_statx_fifo_chain(struct io_uring *ring, struct statx *stx,
 				  struct t_fifo *f)
 {
-	int res = reap_ud(ring, HEAD_UD, DEADLINE_MS, "statx");
+	int res = t_reap_ud_ms(ring, HEAD_UD, DEADLINE_MS, "statx");
 
 	if (res || !S_ISDIR(stx->stx_mode))
 		t_fail("statx of the tmpfs directory: res %d mode %o", res,
 		       stx->stx_mode);
-	t_fifo_check_fd(f, reap_ud(ring, MEMBER_UD, RELEASE_MS + DEADLINE_MS,
+	t_fifo_check_fd(f, t_reap_ud_ms(ring, MEMBER_UD, RELEASE_MS + DEADLINE_MS,
 				   "open"));
 }
 
@@ -166,12 +151,12 @@ static void test_member_refused_after_handoff(struct io_uring *ring)
 	res = submit_and_wait_one(ring);
 	if (res != 3)
 		t_fail("submit and wait: %d, want 3", res);
-	if (reap_ud(ring, HEAD_UD, DEADLINE_MS, "statx"))
+	if (t_reap_ud_ms(ring, HEAD_UD, DEADLINE_MS, "statx"))
 		t_fail("the head statx failed");
-	res = reap_ud(ring, MEMBER_UD, DEADLINE_MS, "member statx");
+	res = t_reap_ud_ms(ring, MEMBER_UD, DEADLINE_MS, "member statx");
 	if (res || !S_ISDIR(stx2.stx_mode))
 		t_fail("the member statx: res %d mode %o", res, stx2.stx_mode);
-	t_fifo_check_fd(&f, reap_ud(ring, THIRD_UD, RELEASE_MS + DEADLINE_MS,
+	t_fifo_check_fd(&f, t_reap_ud_ms(ring, THIRD_UD, RELEASE_MS + DEADLINE_MS,
 				    "open"));
 	t_fifo_exit(&f);
 	t_expect_inline(before, 2);
@@ -239,13 +224,13 @@ static void test_member_failure_cancels_rest(struct io_uring *ring)
 	queue_statx(ring, &stx2, THIRD_UD, 0);
 	if (submit_and_wait_one(ring) != 3)
 		t_fail("submit the chain");
-	if (reap_ud(ring, HEAD_UD, DEADLINE_MS, "statx"))
+	if (t_reap_ud_ms(ring, HEAD_UD, DEADLINE_MS, "statx"))
 		t_fail("the head statx failed");
-	res = reap_ud(ring, MEMBER_UD, DEADLINE_MS, "open");
+	res = t_reap_ud_ms(ring, MEMBER_UD, DEADLINE_MS, "open");
 	if (res != -ENOENT)
 		t_fail("openat in a missing directory: %d, want %d", res,
 		       -ENOENT);
-	res = reap_ud(ring, THIRD_UD, DEADLINE_MS, "statx");
+	res = t_reap_ud_ms(ring, THIRD_UD, DEADLINE_MS, "statx");
 	if (res != -ECANCELED)
 		t_fail("the statx after a failed member: %d, want %d", res,
 		       -ECANCELED);
