@@ -222,13 +222,17 @@ static int create_file(struct bench *b, const char *name, size_t size)
 	return fd;
 }
 
-/* an empty file, not synced: populate() syncs the lot at once */
-static void create_empty(struct bench *b, const char *name)
+/*
+ * A file of @size bytes of the pattern (at most IO_SIZE, 0: empty), not
+ * synced: populate() syncs the lot at once
+ */
+static void create_unsynced(struct bench *b, const char *name, size_t size)
 {
 	int fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
 			0600);
 
-	if (fd < 0 || close(fd))
+	if (fd < 0 || (size && pwrite(fd, b->buf, size, 0) != (ssize_t)size) ||
+	    close(fd))
 		die("create %s/%s: %s", b->dir, name, strerror(errno));
 }
 
@@ -431,7 +435,7 @@ static void unlink_populate(struct bench *b)
 
 	for (i = 0; i < b->op->items; i++) {
 		make_name(b, name, "rm.%u", i);
-		create_empty(b, name);
+		create_unsynced(b, name, 0);
 	}
 	if (syncfs(b->dfd))
 		die("syncfs %s: %s", b->dir, strerror(errno));
@@ -476,6 +480,7 @@ struct walker {
 	struct statx *stx;		/* one per chain */
 	char (*names)[NAME_LEN];	/* one per chain, read at submit */
 	char (*bufs)[IO_SIZE];		/* walkread: one per chain */
+	bool reads;			/* walkread, tree_reads() */
 	struct sample *start;
 };
 
@@ -485,16 +490,6 @@ static pthread_barrier_t tree_done, tree_sampled;
 static bool tree_reads(struct bench *b)
 {
 	return !strcmp(b->op->name, "walkread");
-}
-
-/* walkread's file: IO_SIZE bytes of the pattern, not synced */
-static void create_filled(struct bench *b, const char *name)
-{
-	int fd = openat(b->dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-			0600);
-
-	if (fd < 0 || pwrite(fd, b->buf, IO_SIZE, 0) != IO_SIZE || close(fd))
-		die("create %s/%s: %s", b->dir, name, strerror(errno));
 }
 
 static void tree_populate(struct bench *b)
@@ -508,10 +503,7 @@ static void tree_populate(struct bench *b)
 			die("mkdir %s/%s: %s", b->dir, dir, strerror(errno));
 		for (i = 0; i < TREE_FILES; i++) {
 			snprintf(name, sizeof(name), "%s/f.%u", dir, i);
-			if (tree_reads(b))
-				create_filled(b, name);
-			else
-				create_empty(b, name);
+			create_unsynced(b, name, tree_reads(b) ? IO_SIZE : 0);
 		}
 	}
 	if (syncfs(b->dfd))
@@ -550,19 +542,18 @@ static void tree_check_read(struct walker *w, int res, const char *buf)
 
 static void tree_sync(struct walker *w)
 {
-	bool reads = tree_reads(w->b);
 	char name[NAME_LEN];
 	ssize_t got;
 	int fd;
 
 	while (!expired(w->b, w->start)) {
 		snprintf(name, sizeof(name), "f.%u", w->next++ % TREE_FILES);
-		if (!reads)
+		if (!w->reads)
 			tree_check(statx(w->dfd, name, 0, STATX_BASIC_STATS,
 					 w->stx) ? -errno : 0, "statx");
 		fd = openat(w->dfd, name, O_RDONLY | O_CLOEXEC);
 		tree_check(fd < 0 ? -errno : 0, "openat");
-		if (reads) {
+		if (w->reads) {
 			got = pread(fd, w->bufs[0], IO_SIZE, 0);
 			tree_check_read(w, got < 0 ? -errno : (int)got, w->bufs[0]);
 		}
@@ -587,7 +578,7 @@ static void tree_chain(struct walker *w, struct io_uring *ring, unsigned int i)
 			die("treewalk: SQ ring full");
 	}
 	snprintf(name, NAME_LEN, "f.%u", w->next++ % TREE_FILES);
-	if (tree_reads(w->b)) {
+	if (w->reads) {
 		io_uring_prep_openat_direct(sqe[0], w->dfd, name, O_RDONLY, 0, i);
 		io_uring_prep_read(sqe[1], i, w->bufs[i], IO_SIZE, 0);
 		sqe[1]->flags |= IOSQE_FIXED_FILE;
@@ -614,7 +605,6 @@ static void tree_ring(struct walker *w)
 		{ "statx", "openat", "close" },
 		{ "openat", "read", "close" },
 	};
-	bool reads = tree_reads(w->b);
 	struct io_uring_cqe *cqe;
 	unsigned int i, head, n, inflight = 0, qd = w->b->qd;
 	struct io_uring ring;
@@ -637,10 +627,10 @@ static void tree_ring(struct walker *w)
 		io_uring_for_each_cqe(&ring, head, cqe) {
 			unsigned long long ud = cqe->user_data;
 
-			if (reads && ud % 3 == 1)
+			if (w->reads && ud % 3 == 1)
 				tree_check_read(w, cqe->res, w->bufs[ud / 3]);
 			else
-				tree_check(cqe->res, steps[reads][ud % 3]);
+				tree_check(cqe->res, steps[w->reads][ud % 3]);
 			n++;
 			w->sqes++;
 			if (ud % 3 != 2)
@@ -690,6 +680,7 @@ static unsigned long long tree_run(struct bench *b, struct sample *start,
 		w[t].b = b;
 		w[t].t = t;
 		w[t].start = start;
+		w[t].reads = tree_reads(b);
 		w[t].dfd = openat(b->dfd, dir, O_RDONLY | O_DIRECTORY |
 				  O_CLOEXEC);
 		w[t].stx = calloc(b->qd, sizeof(*w[t].stx));
