@@ -421,14 +421,19 @@ int t_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags)
 	return t_reap_one(ring, T_USER_DATA);
 }
 
-int t_submit(struct io_uring *ring)
+int t_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
 {
 	int ret;
 
 	do
-		ret = io_uring_submit(ring);
+		ret = io_uring_submit_and_wait(ring, wait_nr);
 	while (ret == -EINTR && io_uring_sq_ready(ring));
 	return ret;
+}
+
+int t_submit(struct io_uring *ring)
+{
+	return t_submit_and_wait(ring, 0);
 }
 
 void t_force_dirty(struct t_force *tf)

@@ -135,10 +135,12 @@ void t_statx_batch(struct io_uring *ring, const char *path, int n,
  */
 int t_fsync(struct io_uring *ring, int fd, unsigned int sqe_flags);
 /*
- * io_uring_submit(), again while a signal interrupted it before the kernel
- * consumed the SQEs (-EINTR with SQEs still ready). Returns what the last
- * io_uring_submit() did.
+ * io_uring_submit_and_wait(@wait_nr), again while a signal interrupted it
+ * before the kernel consumed the SQEs (-EINTR with SQEs still ready).
+ * Returns what the last call did. t_submit(): @wait_nr 0, which is what
+ * io_uring_submit() is.
  */
+int t_submit_and_wait(struct io_uring *ring, unsigned int wait_nr);
 int t_submit(struct io_uring *ring);
 /* the SQE is already queued and maybe submitted: reap exactly one CQE */
 int t_reap_one(struct io_uring *ring, unsigned long long user_data);

@@ -44,17 +44,6 @@
 #define THIRD_UD	0x7d1dULL
 #define DEFER_FLAGS	(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
 
-/* io_uring_submit_and_wait(@ring, 1), again on -EINTR before any SQE went */
-static int submit_and_wait_one(struct io_uring *ring)
-{
-	int ret;
-
-	do {
-		ret = io_uring_submit_and_wait(ring, 1);
-	} while (ret == -EINTR && io_uring_sq_ready(ring));
-	return ret;
-}
-
 /* a statx of the tmpfs directory, linked to the next SQE if @link */
 static void queue_statx(struct io_uring *ring, struct statx *stx,
 			unsigned long long ud, int link)
@@ -92,8 +81,8 @@ static void reap_statx_fifo_chain(struct io_uring *ring, struct statx *stx,
 	if (res || !S_ISDIR(stx->stx_mode))
 		t_fail("statx of the tmpfs directory: res %d mode %o", res,
 		       stx->stx_mode);
-	t_fifo_check_fd(f, t_reap_ud_ms(ring, MEMBER_UD, RELEASE_MS + DEADLINE_MS,
-				   "open"));
+	t_fifo_check_fd(f, t_reap_ud_ms(ring, MEMBER_UD,
+					RELEASE_MS + DEADLINE_MS, "open"));
 }
 
 static void test_member_hands_off(struct io_uring *ring)
@@ -112,7 +101,7 @@ static void test_member_hands_off(struct io_uring *ring)
 	queue_statx_fifo_chain(ring, &stx, &f);
 	t_fifo_release_after(&f, RELEASE_MS);
 	start = t_now_ms();
-	ret = submit_and_wait_one(ring);
+	ret = t_submit_and_wait(ring, 1);
 	ms = t_now_ms() - start;
 	if (ret != 2)
 		t_fail("submit and wait for the chain: %d, want 2", ret);
@@ -148,7 +137,7 @@ static void test_member_refused_after_handoff(struct io_uring *ring)
 		t_fail("no SQE");
 	t_fifo_prep_open(&f, sqe, THIRD_UD);
 	t_fifo_release_after(&f, RELEASE_MS);
-	res = submit_and_wait_one(ring);
+	res = t_submit_and_wait(ring, 1);
 	if (res != 3)
 		t_fail("submit and wait: %d, want 3", res);
 	if (t_reap_ud_ms(ring, HEAD_UD, DEADLINE_MS, "statx"))
@@ -156,8 +145,8 @@ static void test_member_refused_after_handoff(struct io_uring *ring)
 	res = t_reap_ud_ms(ring, MEMBER_UD, DEADLINE_MS, "member statx");
 	if (res || !S_ISDIR(stx2.stx_mode))
 		t_fail("the member statx: res %d mode %o", res, stx2.stx_mode);
-	t_fifo_check_fd(&f, t_reap_ud_ms(ring, THIRD_UD, RELEASE_MS + DEADLINE_MS,
-				    "open"));
+	t_fifo_check_fd(&f, t_reap_ud_ms(ring, THIRD_UD,
+					 RELEASE_MS + DEADLINE_MS, "open"));
 	t_fifo_exit(&f);
 	t_expect_inline(before, 2);
 	t_expect_handoff(ho);
@@ -195,7 +184,7 @@ static void test_member_plain_ring_punts(void)
 	before = t_inline_issued();
 	queue_statx_fifo_chain(&ring, &stx, &f);
 	t_fifo_release_after(&f, RELEASE_MS);
-	if (submit_and_wait_one(&ring) != 2)
+	if (t_submit_and_wait(&ring, 1) != 2)
 		t_fail("submit the chain");
 	reap_statx_fifo_chain(&ring, &stx, &f);
 	t_fifo_exit(&f);
@@ -222,7 +211,7 @@ static void test_member_failure_cancels_rest(struct io_uring *ring)
 	sqe->flags |= IOSQE_IO_LINK;
 	sqe->user_data = MEMBER_UD;
 	queue_statx(ring, &stx2, THIRD_UD, 0);
-	if (submit_and_wait_one(ring) != 3)
+	if (t_submit_and_wait(ring, 1) != 3)
 		t_fail("submit the chain");
 	if (t_reap_ud_ms(ring, HEAD_UD, DEADLINE_MS, "statx"))
 		t_fail("the head statx failed");
